@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+//
+// TypedDefaults: typed, discoverable, safe settings for Swift, on every platform Swift runs on.
+// No package dependencies: only the toolchain (stdlib, Foundation, Dispatch, Swift Testing).
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+  name: "TypedDefaults",
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+  products: [
+    .library(name: "TypedDefaults", targets: ["TypedDefaults"])
+  ],
+  targets: [
+    .target(
+      name: "TypedDefaults",
+      swiftSettings: strictSettings
+    ),
+
+    // MARK: Examples: each one a scenario from the seed systems (see Examples/README.md).
+    .executableTarget(
+      name: "LayeredConfigDemo",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/LayeredConfigDemo",
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "UserDefaultsModelDemo",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/UserDefaultsModelDemo",
+      swiftSettings: strictSettings
+    ),
+
+    // MARK: Tests
+    // A small helper executable the tests launch as a second process (cross-process persistence).
+    .executableTarget(
+      name: "SettingsProbe",
+      dependencies: ["TypedDefaults"],
+      path: "Tests/SettingsProbe",
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "TypedDefaultsTests",
+      dependencies: ["TypedDefaults", "SettingsProbe"],
+      swiftSettings: strictSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,61 @@
+/// A backend that keeps values in memory only: for tests, previews and state that should not
+/// outlive the process.
+///
+/// ```swift
+/// let settings = PlayerSettings(backend: InMemoryBackend())
+/// let preview = PlayerSettings(backend: InMemoryBackend(["volume": 0.2]))
+/// ```
+///
+/// ## Performance characteristics
+///
+/// A read or write is one dictionary access under a lock: no I/O, no allocation for scalar values.
+///
+/// Thread-safe: every method may be called from any thread. Nothing is ever written to disk.
+public final class InMemoryBackend: SettingsBackend {
+  private let storage: Locked<[String: PropertyListValue]>
+
+  /// A short name for diagnostics, `InMemoryBackend` unless set at creation.
+  public let name: String
+
+  /// Creates a backend holding `values`.
+  ///
+  /// - Parameters:
+  ///   - values: The initial keys and values; empty by default.
+  ///   - name: A name for diagnostics, to tell several in-memory backends apart.
+  public init(_ values: [String: PropertyListValue] = [:], name: String = "InMemoryBackend") {
+    self.storage = Locked(values)
+    self.name = name
+  }
+
+  /// Returns the value stored for a key.
+  ///
+  /// - Parameter key: The key to look up.
+  /// - Returns: The value, or `nil` if the key has none.
+  public func value(forKey key: String) -> PropertyListValue? {
+    storage.withLock { $0[key] }
+  }
+
+  /// Stores a value for a key, or removes the key when `value` is `nil`. Never throws: memory can
+  /// hold every property-list value.
+  ///
+  /// - Parameters:
+  ///   - value: The value to store, or `nil` to remove the key.
+  ///   - key: The key to write.
+  public func setValue(_ value: PropertyListValue?, forKey key: String) {
+    storage.withLock { $0[key] = value }
+  }
+
+  /// Removes a key. Removing a missing key does nothing.
+  ///
+  /// - Parameter key: The key to remove.
+  public func removeValue(forKey key: String) {
+    storage.withLock { _ = $0.removeValue(forKey: key) }
+  }
+
+  /// Returns every key and value.
+  ///
+  /// - Returns: A copy of the stored dictionary.
+  public func dictionaryRepresentation() -> [String: PropertyListValue] {
+    storage.withLock { $0 }
+  }
+}

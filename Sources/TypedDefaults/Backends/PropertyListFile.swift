@@ -1,0 +1,231 @@
+import Foundation
+
+/// A property-list file on disk: read it or write it whole, with typed errors that name the path
+/// and the cause.
+///
+/// This is the FilePersistence seed's `saveMutableDictionary:toFile:` / `loadMutableDictionaryFromFile:`
+/// done so that nothing fails silently: a missing file reads as `nil`, and every other failure
+/// throws a ``SettingsError`` saying which file and why.
+///
+/// ```swift
+/// let file = PropertyListFile(url: documents.appending(path: "mdic.plist"))
+/// try file.write(["key1": "v1", "key2": "v2"])
+/// let values = try file.readDictionary()  // ["key1": "v1", "key2": "v2"]
+/// ```
+///
+/// Reading uses `PropertyListSerialization`, so XML, binary and OpenStep (old-style) files are
+/// accepted; writing produces XML or binary. Writes replace the file atomically: readers see the
+/// old file or the new one, never a mix.
+///
+/// `PropertyListFile` is a value; reading and writing from several threads is safe, though two
+/// concurrent writes to one file leave whichever finished last.
+public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
+  /// An on-disk property-list format.
+  public enum Format: String, Sendable, Hashable, CustomStringConvertible {
+    /// XML (`<?xml …?><plist>`): readable and diffable by people; dates keep whole seconds.
+    case xml
+    /// Binary (`bplist00`): smaller and faster to read and write; dates keep full precision.
+    case binary
+    /// Old-style OpenStep text (`{ key = value; }`): read-only; cannot be written.
+    case openStep
+
+    /// The format's name: `xml`, `binary` or `openStep`.
+    public var description: String { rawValue }
+  }
+
+  /// The result of reading a file: its root value and the format it was stored in.
+  public struct Contents: Sendable, Hashable {
+    /// The file's root value.
+    public var root: PropertyListValue
+    /// The format the file was stored in.
+    public var format: Format
+
+    /// Creates file contents.
+    ///
+    /// - Parameters:
+    ///   - root: The root value.
+    ///   - format: The on-disk format.
+    public init(root: PropertyListValue, format: Format) {
+      self.root = root
+      self.format = format
+    }
+  }
+
+  /// The largest file read by default: 16 MiB (16,777,216 bytes). Settings files are far smaller;
+  /// a larger one is refused rather than read into memory.
+  public static let defaultMaximumSize = 16 * 1024 * 1024
+
+  /// The file's location.
+  public let url: URL
+  /// The largest file, in bytes, that ``read()`` accepts.
+  public var maximumSize: Int
+
+  /// Creates a reference to a property-list file. Nothing is read or created until you call
+  /// ``read()`` or ``write(_:format:)``.
+  ///
+  /// - Parameters:
+  ///   - url: The file's location (a `file:` URL).
+  ///   - maximumSize: The largest file, in bytes, that ``read()`` accepts; 16 MiB by default.
+  public init(url: URL, maximumSize: Int = PropertyListFile.defaultMaximumSize) {
+    self.url = url
+    self.maximumSize = maximumSize
+  }
+
+  /// The file's path.
+  public var description: String { url.path }
+
+  // MARK: - Reading
+
+  /// Reads the whole file.
+  ///
+  /// - Returns: The root value and format, or `nil` if no file exists at ``url``.
+  /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotReadable`` (a directory in
+  ///   the file's place, no permission, an I/O error), ``SettingsError/Code/fileTooLarge`` (more
+  ///   than ``maximumSize`` bytes) or ``SettingsError/Code/corruptFile`` (not a property list, or
+  ///   one holding a value that is not a property-list type).
+  public func read() throws(SettingsError) -> Contents? {
+    guard let data = try readData() else { return nil }
+    return try Self.decode(data, path: url.path)
+  }
+
+  /// Reads the file as a dictionary, as a settings layer requires.
+  ///
+  /// - Returns: The file's root dictionary, or `nil` if no file exists at ``url``.
+  /// - Throws: What ``read()`` throws, and ``SettingsError/Code/wrongRootType`` if the root is not
+  ///   a dictionary.
+  public func readDictionary() throws(SettingsError) -> [String: PropertyListValue]? {
+    guard let contents = try read() else { return nil }
+    guard case .dictionary(let entries) = contents.root else {
+      throw SettingsError(
+        .wrongRootType,
+        path: url.path,
+        reason: "The root is \(Self.article(contents.root.kind)), not a dictionary"
+      )
+    }
+    return entries
+  }
+
+  private func readData() throws(SettingsError) -> Data? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+      return nil
+    }
+    if isDirectory.boolValue {
+      throw SettingsError(.fileNotReadable, path: url.path, reason: "It is a directory")
+    }
+    do {
+      let handle = try FileHandle(forReadingFrom: url)
+      defer { try? handle.close() }
+      let data = try handle.read(upToCount: maximumSize + 1) ?? Data()
+      guard data.count <= maximumSize else {
+        throw SettingsError(
+          .fileTooLarge,
+          path: url.path,
+          reason: "It is over the limit of \(maximumSize) bytes"
+        )
+      }
+      return data
+    } catch let error as SettingsError {
+      throw error
+    } catch {
+      throw SettingsError(.fileNotReadable, path: url.path, reason: Self.describe(error))
+    }
+  }
+
+  /// Decodes property-list bytes.
+  static func decode(_ data: Data, path: String) throws(SettingsError) -> Contents {
+    var nativeFormat = PropertyListSerialization.PropertyListFormat.xml
+    let object: Any
+    do {
+      object = try PropertyListSerialization.propertyList(
+        from: data,
+        options: [],
+        format: &nativeFormat
+      )
+    } catch {
+      let reason = data.isEmpty ? "The file is empty" : Self.describe(error)
+      throw SettingsError(.corruptFile, path: path, reason: reason)
+    }
+    do {
+      let root = try FoundationBridge.value(from: object)
+      let format: Format =
+        switch nativeFormat {
+        case .binary: .binary
+        case .openStep: .openStep
+        default: .xml
+        }
+      return Contents(root: root, format: format)
+    } catch {
+      throw SettingsError(.corruptFile, path: path, reason: error.reason)
+    }
+  }
+
+  // MARK: - Writing
+
+  /// Replaces the file with `root`, atomically: the new contents are written to a temporary file
+  /// in the same folder, then renamed over the old file.
+  ///
+  /// - Parameters:
+  ///   - root: The value to store; usually a dictionary.
+  ///   - format: ``Format/xml`` (the default) or ``Format/binary``.
+  /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotWritable`` if the folder
+  ///   doesn't exist or isn't writable, the disk is full, or `format` is ``Format/openStep``. The
+  ///   file is unchanged when this throws.
+  public func write(_ root: PropertyListValue, format: Format = .xml) throws(SettingsError) {
+    let data = try Self.encode(root, format: format, path: url.path)
+    do {
+      try data.write(to: url, options: .atomic)
+    } catch {
+      throw SettingsError(.fileNotWritable, path: url.path, reason: Self.describe(error))
+    }
+  }
+
+  /// Encodes a value as property-list bytes.
+  static func encode(
+    _ root: PropertyListValue,
+    format: Format,
+    path: String
+  ) throws(SettingsError) -> Data {
+    let nativeFormat: PropertyListSerialization.PropertyListFormat
+    switch format {
+    case .xml: nativeFormat = .xml
+    case .binary: nativeFormat = .binary
+    case .openStep:
+      throw SettingsError(
+        .fileNotWritable,
+        path: path,
+        reason: "OpenStep property lists can be read but not written; use xml or binary"
+      )
+    }
+    do {
+      return try PropertyListSerialization.data(
+        fromPropertyList: FoundationBridge.object(from: root),
+        format: nativeFormat,
+        options: 0
+      )
+    } catch {
+      throw SettingsError(.valueNotRepresentable, path: path, reason: Self.describe(error))
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// The most specific human-readable cause Foundation offers for an error.
+  static func describe(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if let debug = nsError.userInfo[NSDebugDescriptionErrorKey] as? String, !debug.isEmpty {
+      return debug
+    }
+    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
+      return "\(nsError.localizedDescription) (\(underlying.localizedDescription))"
+    }
+    return nsError.localizedDescription
+  }
+
+  static func article(_ kind: PropertyListValue.Kind) -> String {
+    switch kind {
+    case .array, .integer: "an \(kind)"
+    default: "a \(kind)"
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/// A key-value store that settings read from and write to.
+///
+/// Every ``Setting`` reads and writes through a backend, and a model's settings run unchanged on
+/// any of them: ``UserDefaultsBackend``, ``LayeredPlistStore``, ``InMemoryBackend``, or one you
+/// write. Backends exchange ``PropertyListValue``s only; converting them to Swift types is the
+/// settings' job (``SettingValue``), so every backend reads a stored value the same way.
+///
+/// ## Contract
+///
+/// A conforming type must satisfy all of the following; the library's backend conformance tests
+/// check each one.
+///
+/// - **Thread safety.** Every requirement can be called from any thread or task at the same time
+///   as any other. A read that runs after a write returned (in the same thread, or ordered after it
+///   by a lock, an `await` or a task) sees that write.
+/// - **Reads.** ``value(forKey:)`` returns the value a reader should see for the key, or `nil`.
+///   It never throws and never blocks on I/O for long: values are in memory.
+/// - **Writes.** After ``setValue(_:forKey:)`` returns without throwing, ``value(forKey:)`` returns
+///   the written value, unchanged (equal by `==`), until the next write. Writing `nil` removes the
+///   key, exactly as ``removeValue(forKey:)`` does. A write that throws changes nothing.
+/// - **Listing.** ``dictionaryRepresentation()`` returns a consistent snapshot (taken at one
+///   instant) of the keys this backend stores and their values. ``value(forKey:)`` may return a
+///   value for a key the snapshot lacks when the backend also reads from sources it does not own
+///   (`UserDefaults`' argument and registration domains, for example); each backend documents such
+///   sources.
+/// - **Durability.** A backend that persists documents when writes reach storage (and offers a way
+///   to force it).
+///
+/// ## Writing your own
+///
+/// A class that keeps its state behind a lock, as ``InMemoryBackend`` does, meets the contract.
+/// Run the library's conformance tests against it (see the `BackendConformance` tests).
+public protocol SettingsBackend: Sendable {
+  /// A short human-readable name for diagnostics and errors, such as
+  /// `UserDefaults(suite: com.example.player)` or `LayeredPlistStore(/…/data.plist)`.
+  var name: String { get }
+
+  /// Returns the value stored for a key.
+  ///
+  /// - Parameter key: The key to look up.
+  /// - Returns: The value, or `nil` if the key has no value.
+  func value(forKey key: String) -> PropertyListValue?
+
+  /// Stores a value for a key, or removes the key when `value` is `nil`.
+  ///
+  /// - Parameters:
+  ///   - value: The value to store, or `nil` to remove the key.
+  ///   - key: The key to write.
+  /// - Throws: ``SettingsError`` if the backend can't store the value exactly
+  ///   (``SettingsError/Code/valueNotRepresentable``) or can't write at all
+  ///   (``SettingsError/Code/readOnlyLayer``). A write that throws changes nothing.
+  func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError)
+
+  /// Removes a key, so ``value(forKey:)`` returns `nil` for it (or a value from a source the
+  /// backend does not own, as documented by the backend). Removing a missing key does nothing.
+  ///
+  /// - Parameter key: The key to remove.
+  func removeValue(forKey key: String)
+
+  /// Returns a snapshot of every key this backend stores and its value.
+  ///
+  /// - Returns: The keys and values, as of one instant.
+  func dictionaryRepresentation() -> [String: PropertyListValue]
+}
+
+extension SettingsBackend {
+  /// The keys this backend stores, sorted; the keys of ``dictionaryRepresentation()``.
+  public var keys: [String] {
+    dictionaryRepresentation().keys.sorted()
+  }
+}

@@ -1,0 +1,94 @@
+/// An error from a settings backend or a property-list file: what went wrong, where, and why.
+///
+/// Every file error names the file's path and the cause; every value error names the key. Match
+/// on ``code`` to handle a kind of failure:
+///
+/// ```swift
+/// do {
+///   let store = try LayeredPlistStore(persistentFile: url)
+/// } catch let error as SettingsError where error.code == .corruptFile {
+///   print(error)  // Cannot read the property list at '/…/data.plist': …
+/// }
+/// ```
+///
+/// `SettingsError` is a value type and `Sendable`.
+public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The kind of failure.
+  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code's stable identifier, for example `corruptFile`.
+    public let rawValue: String
+
+    /// Creates a code from its identifier.
+    ///
+    /// - Parameter rawValue: The identifier.
+    public init(rawValue: String) {
+      self.rawValue = rawValue
+    }
+
+    /// The file exists but could not be read (permissions, I/O error, a directory in its place).
+    public static let fileNotReadable = Code(rawValue: "fileNotReadable")
+    /// The file was read but is not a valid property list (truncated, corrupt, wrong format).
+    public static let corruptFile = Code(rawValue: "corruptFile")
+    /// The file is a valid property list whose root is not the kind required (for example an
+    /// array where a settings layer needs a dictionary).
+    public static let wrongRootType = Code(rawValue: "wrongRootType")
+    /// The file is larger than the configured reading limit.
+    public static let fileTooLarge = Code(rawValue: "fileTooLarge")
+    /// The file could not be written (read-only folder, missing folder, disk full).
+    public static let fileNotWritable = Code(rawValue: "fileNotWritable")
+    /// A value cannot be stored as a property list, or not exactly, by this backend.
+    public static let valueNotRepresentable = Code(rawValue: "valueNotRepresentable")
+    /// A write named a layer that is read-only.
+    public static let readOnlyLayer = Code(rawValue: "readOnlyLayer")
+
+    /// The code's identifier.
+    public var description: String { rawValue }
+  }
+
+  /// The kind of failure.
+  public let code: Code
+  /// The path of the file involved, if any.
+  public let path: String?
+  /// The settings key involved, if any.
+  public let key: String?
+  /// What went wrong, in words: the cause reported by the system or found in the data.
+  public let reason: String
+
+  /// Creates an error.
+  ///
+  /// - Parameters:
+  ///   - code: The kind of failure.
+  ///   - path: The path of the file involved, if any.
+  ///   - key: The settings key involved, if any.
+  ///   - reason: What went wrong, in words.
+  public init(_ code: Code, path: String? = nil, key: String? = nil, reason: String) {
+    self.code = code
+    self.path = path
+    self.key = key
+    self.reason = reason
+  }
+
+  /// A one-line message naming the path or key and the cause, for example
+  /// `Cannot read the property list at '/tmp/data.plist': Unexpected character < at line 3`.
+  public var description: String {
+    let subject: String
+    switch code {
+    case .fileNotReadable, .corruptFile:
+      subject = "Cannot read the property list at '\(path ?? "?")'"
+    case .wrongRootType:
+      subject = "The property list at '\(path ?? "?")' has the wrong root type"
+    case .fileTooLarge:
+      subject = "The property list at '\(path ?? "?")' is too large to read"
+    case .fileNotWritable:
+      subject = "Cannot write the property list at '\(path ?? "?")'"
+    case .valueNotRepresentable:
+      subject = "Cannot store the value for '\(key ?? "?")'"
+    case .readOnlyLayer:
+      subject = "Cannot write '\(key ?? "?")'"
+    default:
+      subject = [path.map { "'\($0)'" }, key.map { "'\($0)'" }].compactMap { $0 }
+        .joined(separator: " ")
+    }
+    return subject.isEmpty ? reason : "\(subject): \(reason)"
+  }
+}

@@ -1,0 +1,174 @@
+/// A property wrapper for one typed setting: a key, a default value, and the backend that stores
+/// it.
+///
+/// Declare settings as properties of a ``SettingsModel`` subclass or a ``SettingsGroup`` struct;
+/// the model finds them with `Mirror` when it is created and attaches each to its backend. The
+/// key is the property's name unless you give one:
+///
+/// ```swift
+/// final class PlayerSettings: SettingsModel, @unchecked Sendable {
+///   @Setting var allowsCellularPlayback = false           // key "allowsCellularPlayback"
+///   @Setting("volume", default: 0.8) var volume: Double
+///   @Setting("quality") var quality = Quality.auto        // any SettingValue type
+///   @Setting var lastOpened: Date?                        // optional: default nil
+/// }
+///
+/// let settings = PlayerSettings(backend: UserDefaultsBackend(suiteName: "com.example.player"))
+/// settings.volume = 0.5        // written through the backend
+/// settings.$volume.reset()     // the projected value: key, default, stored state, reset
+/// ```
+///
+/// A setting can also stand alone with an explicit backend, with no model at all:
+///
+/// ```swift
+/// struct FeatureFlags {
+///   @Setting("beta", default: false, backend: UserDefaultsBackend.standard) var beta: Bool
+/// }
+/// let flags = FeatureFlags()
+/// flags.beta = true   // works through a `let`: the setter doesn't mutate the struct
+/// ```
+///
+/// Reading returns the stored value converted to `Value` (see ``SettingValue`` for the rules), or
+/// the default when the key has no value or holds one that can't be read as `Value`; the latter is
+/// reported once as a ``SettingsDiagnostic`` and the stored value is left untouched. Assigning
+/// writes through the backend; assigning `nil` to an optional setting removes the key, so the
+/// default shows again. An assignment that fails (a value the backend can't store) is reported as
+/// a diagnostic; use ``set(_:)`` to get the error instead.
+///
+/// A `Setting` is thread-safe when its backend is, as every backend in this library is: it may be
+/// read and written from any thread.
+@propertyWrapper
+public struct Setting<Value: SettingValue>: Sendable {
+  @usableFromInline let storage: SettingStorage<Value>
+
+  // MARK: - Declaring a setting in a model
+
+  /// Declares a setting whose default is the property's initial value: `@Setting var volume = 0.8`
+  /// or `@Setting("volume") var volume = 0.8`.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no value is stored.
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  public init(wrappedValue: Value, _ key: String? = nil) {
+    storage = SettingStorage(key: key, defaultValue: wrappedValue, backend: nil)
+  }
+
+  /// Declares a setting with an explicit default: `@Setting("volume", default: 0.8) var volume: Double`.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - defaultValue: The value returned while no value is stored.
+  public init(_ key: String? = nil, default defaultValue: Value) {
+    storage = SettingStorage(key: key, defaultValue: defaultValue, backend: nil)
+  }
+
+  /// A setting needs a default value. Give the property an initial value
+  /// (`@Setting var volume = 0.8`) or write `@Setting("volume", default: 0.8)`. Optional settings
+  /// default to `nil` and need neither.
+  @available(
+    *, unavailable,
+    message:
+      "A setting needs a default value: write '@Setting var name = value' or '@Setting(\"key\", default: value)'"
+  )
+  public init() {
+    fatalError("unavailable")
+  }
+
+  /// A setting needs a default value. Give the property an initial value
+  /// (`@Setting("volume") var volume = 0.8`) or write `@Setting("volume", default: 0.8)`.
+  ///
+  /// - Parameter key: The key in the backend.
+  @available(
+    *, unavailable,
+    message:
+      "A setting needs a default value: write '@Setting(\"key\") var name = value' or '@Setting(\"key\", default: value)'"
+  )
+  public init(_ key: String) {
+    fatalError("unavailable")
+  }
+
+  // MARK: - Declaring a standalone setting
+
+  /// Declares a setting attached to a backend of its own: it works outside any model, and inside
+  /// one it keeps this backend.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no value is stored.
+  ///   - key: The key in the backend.
+  ///   - backend: The backend to read and write.
+  public init(wrappedValue: Value, _ key: String, backend: any SettingsBackend) {
+    storage = SettingStorage(key: key, defaultValue: wrappedValue, backend: backend)
+  }
+
+  /// Declares a setting attached to a backend of its own, with an explicit default.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend.
+  ///   - defaultValue: The value returned while no value is stored.
+  ///   - backend: The backend to read and write.
+  public init(_ key: String, default defaultValue: Value, backend: any SettingsBackend) {
+    storage = SettingStorage(key: key, defaultValue: defaultValue, backend: backend)
+  }
+
+  // MARK: - Value
+
+  /// The setting's current value: the stored value read as `Value`, or ``defaultValue``.
+  /// Assigning stores the value (`nil` removes the key).
+  @inlinable
+  public var wrappedValue: Value {
+    get { storage.read() }
+    nonmutating set { storage.writeReportingFailure(newValue) }
+  }
+
+  /// The setting itself, for `$name.key`, `$name.reset()` and the other members below.
+  public var projectedValue: Setting<Value> { self }
+
+  // MARK: - Inspecting and changing
+
+  /// The key the setting is stored under: the declared key, or the property's name.
+  public var key: String { storage.key }
+
+  /// The value the setting shows while nothing (readable) is stored.
+  public var defaultValue: Value { storage.defaultValue }
+
+  /// The backend the setting reads and writes.
+  ///
+  /// - Precondition: The setting is attached to a backend (see ``Setting``).
+  public var backend: any SettingsBackend { storage.boundBackend }
+
+  /// The value the backend holds for ``key``, unconverted; `nil` if it holds none.
+  public var storedValue: PropertyListValue? { storage.boundBackend.value(forKey: storage.key) }
+
+  /// Whether the backend holds a value for ``key`` (a value of the wrong type counts).
+  public var hasStoredValue: Bool { storedValue != nil }
+
+  /// Stores a value, reporting failure by throwing instead of through diagnostics.
+  ///
+  /// - Parameter value: The value to store; `nil` (for an optional setting) removes the key.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` if the value can't be a property list
+  ///   or the backend can't store it exactly; whatever else the backend's
+  ///   ``SettingsBackend/setValue(_:forKey:)`` throws. Nothing is changed when this throws.
+  public func set(_ value: Value) throws(SettingsError) {
+    try storage.write(value)
+  }
+
+  /// Removes the stored value, so the setting shows its default again (or, on a layered store, a
+  /// value from a lower layer).
+  public func reset() {
+    storage.boundBackend.removeValue(forKey: storage.key)
+  }
+}
+
+extension Setting where Value: ExpressibleByNilLiteral {
+  /// Declares an optional setting whose default is `nil`: `@Setting var lastOpened: Date?`.
+  public init() {
+    storage = SettingStorage(key: nil, defaultValue: nil, backend: nil)
+  }
+
+  /// Declares an optional setting whose default is `nil`: `@Setting("lastOpened") var lastOpened: Date?`.
+  ///
+  /// - Parameter key: The key in the backend.
+  public init(_ key: String) {
+    storage = SettingStorage(key: key, defaultValue: nil, backend: nil)
+  }
+}

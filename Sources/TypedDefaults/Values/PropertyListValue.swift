@@ -1,0 +1,264 @@
+import Foundation
+
+/// A property-list value: the one value type that crosses the boundary between settings and a
+/// backend.
+///
+/// Every backend stores and returns `PropertyListValue`s; every ``SettingValue`` converts to and
+/// from one. The cases are exactly the kinds a property list (XML or binary, as written by
+/// `PropertyListSerialization` and `UserDefaults`) can hold, so anything a backend returns can be
+/// saved to a plist file and read back equal.
+///
+/// ```swift
+/// let value: PropertyListValue = [
+///   "volume": 0.8,
+///   "recentSearches": ["jazz", "piano"],
+///   "allowsCellularPlayback": false,
+/// ]
+/// ```
+///
+/// Equality is structural and kind-sensitive: `.integer(1)`, `.real(1.0)` and `.bool(true)` are
+/// three different values, as they are three different elements in a plist file. Reading a value
+/// as a Swift type is lenient where no information is lost (see ``SettingValue``).
+///
+/// Binary keyed-archiver UIDs, which some plist files contain, are read as the dictionary
+/// `["CF$UID": .integer(n)]`, the form CoreFoundation itself uses for UIDs in XML property lists.
+///
+/// `PropertyListValue` is a value type and `Sendable`; it is safe to share between threads.
+public enum PropertyListValue: Sendable, Hashable {
+  /// A string (`<string>` in XML).
+  case string(String)
+  /// An integer (`<integer>`), anywhere in `Int64.min ... UInt64.max`, the range plists can hold.
+  case integer(Integer)
+  /// A double-precision floating-point number (`<real>`), including infinities and NaN.
+  case real(Double)
+  /// A Boolean (`<true/>` or `<false/>`).
+  case bool(Bool)
+  /// A point in time (`<date>`). XML property lists keep whole seconds; binary ones keep the
+  /// full `Double` precision of `timeIntervalSinceReferenceDate`.
+  case date(Date)
+  /// Raw bytes (`<data>`).
+  case data(Data)
+  /// An ordered list of values (`<array>`).
+  case array([PropertyListValue])
+  /// A dictionary with string keys (`<dict>`).
+  case dictionary([String: PropertyListValue])
+}
+
+// MARK: - Kinds
+
+extension PropertyListValue {
+  /// The kind of a property-list value, without its contents: used in diagnostics and errors.
+  public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// ``PropertyListValue/string(_:)``.
+    case string
+    /// ``PropertyListValue/integer(_:)``.
+    case integer
+    /// ``PropertyListValue/real(_:)``.
+    case real
+    /// ``PropertyListValue/bool(_:)``.
+    case bool
+    /// ``PropertyListValue/date(_:)``.
+    case date
+    /// ``PropertyListValue/data(_:)``.
+    case data
+    /// ``PropertyListValue/array(_:)``.
+    case array
+    /// ``PropertyListValue/dictionary(_:)``.
+    case dictionary
+
+    /// The kind's name, as it appears in an XML property list (`integer`, `dict` is `dictionary`).
+    public var description: String { rawValue }
+  }
+
+  /// The kind of this value (string, integer, real, bool, date, data, array or dictionary).
+  public var kind: Kind {
+    switch self {
+    case .string: .string
+    case .integer: .integer
+    case .real: .real
+    case .bool: .bool
+    case .date: .date
+    case .data: .data
+    case .array: .array
+    case .dictionary: .dictionary
+    }
+  }
+}
+
+// MARK: - Accessors
+
+extension PropertyListValue {
+  /// The string, if this value is a ``string(_:)``; otherwise `nil`. Performs no conversion.
+  public var stringValue: String? {
+    if case .string(let value) = self { value } else { nil }
+  }
+
+  /// The Boolean, if this value is a ``bool(_:)``; otherwise `nil`. Performs no conversion.
+  public var boolValue: Bool? {
+    if case .bool(let value) = self { value } else { nil }
+  }
+
+  /// The integer as an `Int`, if this value is an ``integer(_:)`` that fits; otherwise `nil`.
+  public var intValue: Int? {
+    if case .integer(let value) = self { Int(exactly: value) } else { nil }
+  }
+
+  /// The number, if this value is a ``real(_:)``; otherwise `nil`. Performs no conversion.
+  public var doubleValue: Double? {
+    if case .real(let value) = self { value } else { nil }
+  }
+
+  /// The date, if this value is a ``date(_:)``; otherwise `nil`.
+  public var dateValue: Date? {
+    if case .date(let value) = self { value } else { nil }
+  }
+
+  /// The bytes, if this value is a ``data(_:)``; otherwise `nil`.
+  public var dataValue: Data? {
+    if case .data(let value) = self { value } else { nil }
+  }
+
+  /// The elements, if this value is an ``array(_:)``; otherwise `nil`.
+  public var arrayValue: [PropertyListValue]? {
+    if case .array(let value) = self { value } else { nil }
+  }
+
+  /// The entries, if this value is a ``dictionary(_:)``; otherwise `nil`.
+  public var dictionaryValue: [String: PropertyListValue]? {
+    if case .dictionary(let value) = self { value } else { nil }
+  }
+
+  /// The value at `key`, if this value is a dictionary that has one; otherwise `nil`.
+  ///
+  /// - Parameter key: A dictionary key.
+  public subscript(key: String) -> PropertyListValue? {
+    dictionaryValue?[key]
+  }
+}
+
+// MARK: - Literals
+
+extension PropertyListValue: ExpressibleByStringLiteral {
+  /// Creates a ``string(_:)`` value from a string literal.
+  ///
+  /// - Parameter value: The literal's text.
+  public init(stringLiteral value: String) {
+    self = .string(value)
+  }
+}
+
+extension PropertyListValue: ExpressibleByIntegerLiteral {
+  /// Creates an ``integer(_:)`` value from an integer literal.
+  ///
+  /// - Parameter value: The literal's value.
+  public init(integerLiteral value: Int64) {
+    self = .integer(Integer(value))
+  }
+}
+
+extension PropertyListValue: ExpressibleByFloatLiteral {
+  /// Creates a ``real(_:)`` value from a floating-point literal.
+  ///
+  /// - Parameter value: The literal's value.
+  public init(floatLiteral value: Double) {
+    self = .real(value)
+  }
+}
+
+extension PropertyListValue: ExpressibleByBooleanLiteral {
+  /// Creates a ``bool(_:)`` value from `true` or `false`.
+  ///
+  /// - Parameter value: The literal's value.
+  public init(booleanLiteral value: Bool) {
+    self = .bool(value)
+  }
+}
+
+extension PropertyListValue: ExpressibleByArrayLiteral {
+  /// Creates an ``array(_:)`` value from an array literal.
+  ///
+  /// - Parameter elements: The array's elements, in order.
+  public init(arrayLiteral elements: PropertyListValue...) {
+    self = .array(elements)
+  }
+}
+
+extension PropertyListValue: ExpressibleByDictionaryLiteral {
+  /// Creates a ``dictionary(_:)`` value from a dictionary literal.
+  ///
+  /// If a key appears more than once, the last value for it wins.
+  ///
+  /// - Parameter elements: The dictionary's key-value pairs.
+  public init(dictionaryLiteral elements: (String, PropertyListValue)...) {
+    self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+  }
+}
+
+// MARK: - Description
+
+extension PropertyListValue: CustomStringConvertible {
+  /// A compact, old-style (OpenStep) property-list rendering of the value, as `defaults read`
+  /// prints it: strings quoted when needed, dictionaries with sorted keys, dates in ISO 8601 and
+  /// data in hexadecimal.
+  public var description: String {
+    var output = ""
+    write(to: &output)
+    return output
+  }
+
+  private func write(to output: inout String) {
+    switch self {
+    case .string(let value):
+      output += Self.quotedIfNeeded(value)
+    case .integer(let value):
+      output += value.description
+    case .real(let value):
+      output += value.description
+    case .bool(let value):
+      output += value ? "1" : "0"
+    case .date(let value):
+      output += "\"\(value.formatted(.iso8601))\""
+    case .data(let value):
+      output += "{length = \(value.count), bytes = 0x"
+      output += value.prefix(32).map { String(format: "%02x", $0) }.joined()
+      output += value.count > 32 ? "...}" : "}"
+    case .array(let elements):
+      output += "("
+      for (index, element) in elements.enumerated() {
+        if index > 0 { output += ", " }
+        element.write(to: &output)
+      }
+      output += ")"
+    case .dictionary(let entries):
+      output += "{"
+      for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+        output += Self.quotedIfNeeded(key) + " = "
+        value.write(to: &output)
+        output += "; "
+      }
+      output += "}"
+    }
+  }
+
+  private static func quotedIfNeeded(_ string: String) -> String {
+    let plain =
+      !string.isEmpty
+      && string.unicodeScalars.allSatisfy { scalar in
+        scalar.isASCII
+          && (CharacterSet.alphanumerics.contains(scalar)
+            || "_.$/:-".unicodeScalars.contains(scalar))
+      }
+    if plain { return string }
+    var escaped = "\""
+    for scalar in string.unicodeScalars {
+      switch scalar {
+      case "\"": escaped += "\\\""
+      case "\\": escaped += "\\\\"
+      case "\n": escaped += "\\n"
+      case "\t": escaped += "\\t"
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped + "\""
+  }
+}

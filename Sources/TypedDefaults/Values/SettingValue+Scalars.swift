@@ -1,0 +1,269 @@
+import Foundation
+
+// The conversions of the table in SettingValue's documentation, one type at a time.
+
+// MARK: - Bool
+
+extension Bool: SettingValue {
+  /// Reads a bool; the integers 1 and 0 and the reals 1.0 and 0.0; and the strings `YES`, `true`,
+  /// `1`, `NO`, `false`, `0` in any case, as `UserDefaults.bool(forKey:)` reads them.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    switch propertyListValue {
+    case .bool(let value):
+      self = value
+    case .integer(let value):
+      switch value.int64Value {
+      case 1: self = true
+      case 0: self = false
+      default: return nil
+      }
+    case .real(let value):
+      switch value {
+      case 1: self = true
+      case 0: self = false
+      default: return nil
+      }
+    case .string(let value):
+      switch value.lowercased() {
+      case "yes", "true", "1": self = true
+      case "no", "false", "0": self = false
+      default: return nil
+      }
+    default:
+      return nil
+    }
+  }
+
+  /// Stores the Boolean as `<true/>` or `<false/>`.
+  ///
+  /// - Returns: ``PropertyListValue/bool(_:)``.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    .bool(self)
+  }
+}
+
+// MARK: - Integers
+
+extension SettingValue where Self: FixedWidthInteger {
+  /// Reads an integer that fits this type; a real with no fractional part that fits; a bool as 1
+  /// or 0; or a string holding only a decimal integer that fits. Never wraps or truncates.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    switch propertyListValue {
+    case .integer(let value):
+      guard let converted = Self(exactly: value) else { return nil }
+      self = converted
+    case .real(let value):
+      guard let converted = Self(exactly: value) else { return nil }
+      self = converted
+    case .bool(let value):
+      self = value ? 1 : 0
+    case .string(let value):
+      guard let converted = Self(value, radix: 10) else { return nil }
+      self = converted
+    default:
+      return nil
+    }
+  }
+
+  /// Stores the value as a property-list integer. Every value of every fixed-width integer type up
+  /// to 64 bits is representable.
+  ///
+  /// - Returns: ``PropertyListValue/integer(_:)``.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value outside
+  ///   `Int64.min ... UInt64.max` (possible only for wider types).
+  @inlinable
+  public func propertyListValue() throws -> PropertyListValue? {
+    guard let integer = PropertyListValue.Integer(exactly: self) else {
+      throw SettingsError(
+        .valueNotRepresentable,
+        reason: "\(self) is outside the range a property list can store (Int64.min...UInt64.max)"
+      )
+    }
+    return .integer(integer)
+  }
+}
+
+extension Int: SettingValue {}
+extension Int8: SettingValue {}
+extension Int16: SettingValue {}
+extension Int32: SettingValue {}
+extension Int64: SettingValue {}
+extension UInt: SettingValue {}
+extension UInt8: SettingValue {}
+extension UInt16: SettingValue {}
+extension UInt32: SettingValue {}
+extension UInt64: SettingValue {}
+
+// MARK: - Floating point
+
+extension Double: SettingValue {
+  /// Reads a real; an integer that a `Double` represents exactly (42 reads as 42.0, 2⁵³ + 1 does
+  /// not read); a bool as 1.0 or 0.0; or a string holding only a number.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    switch propertyListValue {
+    case .real(let value):
+      self = value
+    case .integer(let value):
+      guard let converted = value.exactDoubleValue else { return nil }
+      self = converted
+    case .bool(let value):
+      self = value ? 1 : 0
+    case .string(let value):
+      guard let converted = Double(value) else { return nil }
+      self = converted
+    default:
+      return nil
+    }
+  }
+
+  /// Stores the number as a property-list real.
+  ///
+  /// - Returns: ``PropertyListValue/real(_:)``.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    .real(self)
+  }
+}
+
+extension Float: SettingValue {
+  /// Reads a real, rounded to the nearest `Float` (a `Float` setting's own writes read back
+  /// bit-for-bit; a finite real beyond `Float`'s range does not read); an integer a `Float`
+  /// represents exactly; a bool as 1.0 or 0.0; or a string holding only a number.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    switch propertyListValue {
+    case .real(let value):
+      let rounded = Float(value)
+      guard rounded.isFinite || !value.isFinite else { return nil }
+      self = rounded
+    case .integer(let value):
+      guard let exact = value.exactDoubleValue, let converted = Float(exactly: exact) else {
+        return nil
+      }
+      self = converted
+    case .bool(let value):
+      self = value ? 1 : 0
+    case .string(let value):
+      guard let converted = Float(value) else { return nil }
+      self = converted
+    default:
+      return nil
+    }
+  }
+
+  /// Stores the number as a property-list real holding exactly the same value.
+  ///
+  /// - Returns: ``PropertyListValue/real(_:)``.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    .real(Double(self))
+  }
+}
+
+// MARK: - String
+
+extension String: SettingValue {
+  /// Reads a string, or an integer as its decimal digits (a real, a bool or a date does not read:
+  /// their text forms are ambiguous). The same on every platform, unlike
+  /// `UserDefaults.string(forKey:)`.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    switch propertyListValue {
+    case .string(let value): self = value
+    case .integer(let value): self = value.description
+    default: return nil
+    }
+  }
+
+  /// Stores the string as a property-list string.
+  ///
+  /// - Returns: ``PropertyListValue/string(_:)``.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    .string(self)
+  }
+}
+
+// MARK: - Date and Data
+
+extension Date: SettingValue {
+  /// Reads a date, and nothing else.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    guard case .date(let value) = propertyListValue else { return nil }
+    self = value
+  }
+
+  /// Stores the date as a property-list date, which `UserDefaults.object(forKey:)` returns as a
+  /// `Date`. XML property lists keep whole seconds; binary ones keep full precision.
+  ///
+  /// - Returns: ``PropertyListValue/date(_:)``.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    .date(self)
+  }
+}
+
+extension Data: SettingValue {
+  /// Reads data, and nothing else.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    guard case .data(let value) = propertyListValue else { return nil }
+    self = value
+  }
+
+  /// Stores the bytes as property-list data.
+  ///
+  /// - Returns: ``PropertyListValue/data(_:)``.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    .data(self)
+  }
+}
+
+// MARK: - URL
+
+extension URL: SettingValue {
+  /// Reads a string holding a URL with a scheme (`https://…`, `file:///…`), or an absolute file
+  /// path (`/…`, or `~/…` relative to the home directory), as `UserDefaults.url(forKey:)` reads a
+  /// path.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  public init?(propertyListValue: PropertyListValue) {
+    guard case .string(let string) = propertyListValue, !string.isEmpty else { return nil }
+    if string.hasPrefix("/") {
+      self = URL(fileURLWithPath: string)
+    } else if string == "~" || string.hasPrefix("~/") {
+      self = URL(fileURLWithPath: NSString(string: string).expandingTildeInPath)
+    } else if let url = URL(string: string), url.scheme != nil {
+      self = url
+    } else {
+      return nil
+    }
+  }
+
+  /// Stores the URL as its absolute string.
+  ///
+  /// - Returns: ``PropertyListValue/string(_:)``.
+  public func propertyListValue() -> PropertyListValue? {
+    .string(absoluteString)
+  }
+}

@@ -1,0 +1,83 @@
+/// A type a setting can hold: it converts to and from a ``PropertyListValue``.
+///
+/// The library's own code does every conversion, so a stored value reads the same on Linux and on
+/// Apple platforms (Foundation's typed getters such as `UserDefaults.integer(forKey:)` coerce
+/// differently on the two). Reads are lenient where no information is lost and strict where it
+/// would be: a stored value that can't be read exactly as the setting's type makes the setting
+/// return its default, reports a ``SettingsDiagnostic`` and leaves the stored value untouched.
+///
+/// ## Conversion rules
+///
+/// How each stored kind reads as each type ("–" means the read fails and the default is used):
+///
+/// | stored | `Bool` | `Int`, `UInt8`… | `Double` | `Float` | `String` |
+/// |---|---|---|---|---|---|
+/// | bool | itself | `true` → 1, `false` → 0 | 1.0, 0.0 | 1.0, 0.0 | – |
+/// | integer | 1 → `true`, 0 → `false`, others – | if in range (never wraps) | if exact | if exact | decimal digits |
+/// | real | 1.0 → `true`, 0.0 → `false` | if integral and in range (12.5 –) | itself | rounded to nearest, if in range | – |
+/// | string | `YES`/`true`/`1`, `NO`/`false`/`0` (any case) | whole string in decimal | whole string parsed | whole string parsed | itself |
+/// | date, data, array, dictionary | – | – | – | – | – |
+///
+/// `Date` reads only dates, `Data` only data. `URL` is stored as its absolute string and reads a
+/// string with a scheme (`https://…`, `file:///…`) or an absolute path (`/…`, `~/…`, read as a
+/// file URL). `Optional<Wrapped>` reads as `Wrapped` does; storing `nil` removes the key (so the
+/// setting shows its default again). Arrays and dictionaries read when every element reads;
+/// one element that doesn't makes the whole value the default. A `RawRepresentable` type whose
+/// `RawValue` is a `SettingValue` is stored as its raw value; add the conformance and nothing
+/// else:
+///
+/// ```swift
+/// enum Quality: String, SettingValue {
+///   case auto, high, low
+/// }
+/// ```
+///
+/// Every fixed-width integer is stored as a property-list integer and round-trips exactly at its
+/// extremes (`Int64.min`, `UInt64.max`). A `Float` is stored as the `Double` of the same value, so
+/// it reads back bit-for-bit.
+///
+/// ## Conforming your own types
+///
+/// Implement ``init(propertyListValue:)`` to read and ``propertyListValue()`` to write. Return
+/// `nil` from the initializer for a stored value you can't read; throw from `propertyListValue()`
+/// for a value that can't be stored. Conversions must be pure and thread-safe: they run on whatever
+/// thread reads or writes the setting.
+public protocol SettingValue: Sendable {
+  /// Reads a stored property-list value as this type.
+  ///
+  /// - Parameter propertyListValue: The value a backend returned for the setting's key.
+  /// - Returns: `nil` if the value can't be read as this type without losing information; the
+  ///   setting then uses its default and reports a ``SettingsDiagnostic/Kind/typeMismatch``.
+  init?(propertyListValue: PropertyListValue)
+
+  /// The property-list value this value is stored as.
+  ///
+  /// - Returns: The value to store, or `nil` to remove the key (only `Optional.none` does this).
+  /// - Throws: ``SettingsError`` with code ``SettingsError/Code/valueNotRepresentable`` (or any
+  ///   other error, which the caller wraps in one) if the value can't be a property list, for
+  ///   example an array holding `nil`.
+  func propertyListValue() throws -> PropertyListValue?
+}
+
+extension SettingValue {
+  /// A short name of the type for diagnostics, for example `Int` or `Array<String>`.
+  static var typeName: String { String(describing: Self.self) }
+}
+
+extension PropertyListValue: SettingValue {
+  /// Reads any stored value unchanged.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    self = propertyListValue
+  }
+
+  /// Returns the value unchanged.
+  ///
+  /// - Returns: `self`.
+  @inlinable
+  public func propertyListValue() -> PropertyListValue? {
+    self
+  }
+}

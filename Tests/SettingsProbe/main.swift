@@ -1,0 +1,64 @@
+// A helper the tests launch as a separate process, to check what one process writes and another
+// reads. Not part of the library.
+//
+//   SettingsProbe userdefaults <suite> set <key> <kind>:<value>    (no explicit synchronize)
+//   SettingsProbe userdefaults <suite> get <key>
+//   SettingsProbe layered <data.plist path> set <key> <kind>:<value>  (then saves)
+//   SettingsProbe layered <data.plist path> get <key>
+//
+// <kind> is string, int, real or bool. `get` prints the value's description, or `nil`.
+
+import Foundation
+import TypedDefaults
+
+func fail(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("SettingsProbe: \(message)\n".utf8))
+  exit(2)
+}
+
+func parse(_ text: String) -> PropertyListValue {
+  guard let colon = text.firstIndex(of: ":") else { fail("value '\(text)' needs a kind: prefix") }
+  let kind = text[..<colon]
+  let body = String(text[text.index(after: colon)...])
+  switch kind {
+  case "string": return .string(body)
+  case "int":
+    guard let value = Int64(body) else { fail("not an int: \(body)") }
+    return .integer(.init(value))
+  case "real":
+    guard let value = Double(body) else { fail("not a real: \(body)") }
+    return .real(value)
+  case "bool": return .bool(body == "true")
+  default: fail("unknown kind '\(kind)'")
+  }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 4 else {
+  fail("usage: SettingsProbe <backend> <location> <set|get> <key> [value]")
+}
+let (kind, location, command, key) = (arguments[0], arguments[1], arguments[2], arguments[3])
+
+do {
+  let backend: any SettingsBackend
+  switch kind {
+  case "userdefaults":
+    backend = UserDefaultsBackend(suiteName: location)
+  case "layered":
+    backend = try LayeredPlistStore(persistentFile: URL(fileURLWithPath: location))
+  default:
+    fail("unknown backend '\(kind)'")
+  }
+  switch command {
+  case "set":
+    guard arguments.count == 5 else { fail("set needs a value") }
+    try backend.setValue(parse(arguments[4]), forKey: key)
+    if let store = backend as? LayeredPlistStore { try store.save() }
+  case "get":
+    print(backend.value(forKey: key).map(String.init(describing:)) ?? "nil")
+  default:
+    fail("unknown command '\(command)'")
+  }
+} catch {
+  fail("\(error)")
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import TypedDefaults
+
+// MARK: - Locations
+
+/// Paths the tests read: the project's own folders and the shared plist fixtures.
+enum TestPaths {
+  /// The package root (the folder holding Package.swift).
+  static let projectRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()  // Support
+    .deletingLastPathComponent()  // TypedDefaultsTests
+    .deletingLastPathComponent()  // Tests
+    .deletingLastPathComponent()
+
+  /// `../shared/fixtures/plists`, beside the project: present in CI, possibly absent in a user's
+  /// own clone (the tests that need it are then skipped, saying so).
+  static let sharedFixtures =
+    projectRoot
+    .deletingLastPathComponent()
+    .appendingPathComponent("shared/fixtures/plists")
+
+  static var hasSharedFixtures: Bool {
+    FileManager.default.fileExists(
+      atPath: sharedFixtures.appendingPathComponent("SOURCES.json").path)
+  }
+
+  /// This test target's own checked-in fixtures.
+  static let ownFixtures = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+  /// The folder holding the built products (the test bundle and the executables beside it).
+  static var productsDirectory: URL {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    while url.path != "/" {
+      url = url.deletingLastPathComponent()
+      if FileManager.default.fileExists(atPath: url.appendingPathComponent("SettingsProbe").path) {
+        return url
+      }
+    }
+    return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  }
+}
+
+// MARK: - Temporary state
+
+/// A fresh temporary folder, removed when the value is deinitialized.
+final class TemporaryDirectory: Sendable {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("TypedDefaultsTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  deinit {
+    try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+    try? FileManager.default.removeItem(at: url)
+  }
+}
+
+/// A `UserDefaults` suite with a unique name, whose values and file are removed when the value is
+/// deinitialized.
+final class TemporarySuite: Sendable {
+  let name = "TypedDefaultsTests.\(UUID().uuidString)"
+
+  func backend() -> UserDefaultsBackend { UserDefaultsBackend(suiteName: name) }
+
+  deinit {
+    let defaults = UserDefaults(suiteName: name)
+    defaults?.removePersistentDomain(forName: name)
+    defaults?.synchronize()
+    #if !canImport(Darwin)
+      let config =
+        ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"]
+        .map { URL(fileURLWithPath: $0) }
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+      try? FileManager.default.removeItem(at: config.appendingPathComponent("\(name).plist"))
+    #endif
+  }
+}
+
+// MARK: - Diagnostics
+
+/// Collects the diagnostics reported while `body` runs on the current task.
+func collectingDiagnostics<Result>(
+  _ body: () throws -> Result
+) rethrows -> (result: Result, diagnostics: [SettingsDiagnostic]) {
+  let collected = Locked<[SettingsDiagnostic]>([])
+  let result = try SettingsDiagnostics.withHandler(
+    { diagnostic in
+      collected.withLock { $0.append(diagnostic) }
+    }, operation: body)
+  return (result, collected.withLock { $0 })
+}
+
+// MARK: - Processes
+
+/// The output of a finished process.
+struct ProcessResult: Sendable {
+  var status: Int32
+  var standardOutput: String
+  var standardError: String
+}
+
+/// Runs a built executable of this package to completion.
+func runProduct(
+  _ name: String,
+  _ arguments: [String],
+  environment: [String: String] = [:]
+) throws -> ProcessResult {
+  let process = Process()
+  process.executableURL = TestPaths.productsDirectory.appendingPathComponent(name)
+  process.arguments = arguments
+  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  let output = Pipe()
+  let error = Pipe()
+  process.standardOutput = output
+  process.standardError = error
+  try process.run()
+  // Read before waiting, so a full pipe can't block the child.
+  let outputData = output.fileHandleForReading.readDataToEndOfFile()
+  let errorData = error.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus,
+    standardOutput: String(decoding: outputData, as: UTF8.self),
+    standardError: String(decoding: errorData, as: UTF8.self)
+  )
+}
