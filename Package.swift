@@ -37,6 +37,7 @@ let package = Package(
 
     // MARK: Tests
     // A small helper executable the tests launch as a second process (cross-process persistence).
+    // The tests also run the examples; depending on them makes `swift test` build them.
     .executableTarget(
       name: "SettingsProbe",
       dependencies: ["TypedDefaults"],
@@ -45,7 +46,11 @@ let package = Package(
     ),
     .testTarget(
       name: "TypedDefaultsTests",
-      dependencies: ["TypedDefaults", "SettingsProbe"],
+      dependencies: [
+        "TypedDefaults", "SettingsProbe", "LayeredConfigDemo", "UserDefaultsModelDemo",
+      ],
+      // Read through #filePath, so a test can name the file it compares against.
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
   ],

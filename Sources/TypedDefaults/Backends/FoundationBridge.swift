@@ -55,7 +55,7 @@ enum FoundationBridge {
     if objectType == Float.self, let value = object as? Float { return .real(Double(value)) }
     if objectType == UInt64.self, let value = object as? UInt64 { return .integer(.init(value)) }
     if objectType == Int64.self, let value = object as? Int64 { return .integer(.init(value)) }
-    if objectType == Optional<Any>.self, let box = object as? any OptionalBox {
+    if objectType == Optional<Any>.self, let box = object as? any OptionalProtocol {
       // corelibs boxes the elements of containers it returns as `Optional<Any>`.
       guard let unboxed = box.wrappedAny else {
         throw ConversionError(
@@ -171,20 +171,6 @@ enum FoundationBridge {
       return elements.map(object(from:))
     case .dictionary(let entries):
       return entries.mapValues(object(from:))
-    }
-  }
-}
-
-/// Lets a value of any `Optional` type, held in an `Any`, be unwrapped.
-private protocol OptionalBox {
-  var wrappedAny: Any? { get }
-}
-
-extension Optional: OptionalBox {
-  fileprivate var wrappedAny: Any? {
-    switch self {
-    case .some(let wrapped): wrapped
-    case .none: nil
     }
   }
 }

@@ -133,6 +133,10 @@ public final class LayeredPlistStore: SettingsBackend {
   public let options: Options
   /// `LayeredPlistStore(<path of data.plist>)`, for diagnostics.
   public let name: String
+  /// The layers whose file existed, and was read, when the store was opened. A first launch
+  /// lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was expected
+  /// (a typo in a path) shows by its absence, since a missing file is otherwise an empty layer.
+  public let layersLoadedFromDisk: Set<Layer>
 
   private let state: Locked<State>
   private let saveLock = NSLock()
@@ -163,10 +167,17 @@ public final class LayeredPlistStore: SettingsBackend {
     self.name = "LayeredPlistStore(\(persistentFile.path))"
 
     let persistent = try self.persistentFile.read()
+    let delivered = try self.deliveredFile?.readDictionary()
+    let bundled = try self.bundledFile?.readDictionary()
     var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
     layers[Layer.persistent.rawValue] = try Self.dictionary(persistent, of: self.persistentFile)
-    layers[Layer.delivered.rawValue] = try self.deliveredFile?.readDictionary() ?? [:]
-    layers[Layer.bundled.rawValue] = try self.bundledFile?.readDictionary() ?? [:]
+    layers[Layer.delivered.rawValue] = delivered ?? [:]
+    layers[Layer.bundled.rawValue] = bundled ?? [:]
+    var loaded: Set<Layer> = []
+    if persistent != nil { loaded.insert(.persistent) }
+    if delivered != nil { loaded.insert(.delivered) }
+    if bundled != nil { loaded.insert(.bundled) }
+    self.layersLoadedFromDisk = loaded
 
     var effective: [String: Entry] = [:]
     for layer in Layer.allCases.reversed() {

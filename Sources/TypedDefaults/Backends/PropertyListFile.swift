@@ -143,7 +143,16 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
         format: &nativeFormat
       )
     } catch {
-      let reason = data.isEmpty ? "The file is empty" : Self.describe(error)
+      let reason: String
+      if data.isEmpty {
+        reason = "The file is empty"
+      } else if data.starts(with: Data("bplist".utf8)) {
+        // CoreFoundation falls back to its text parser when the binary one fails, and reports
+        // the text parser's error ("Unexpected character b at line 1"), which misleads.
+        reason = "The binary property list is truncated or corrupt"
+      } else {
+        reason = Self.describe(error)
+      }
       throw SettingsError(.corruptFile, path: path, reason: reason)
     }
     do {
@@ -222,9 +231,11 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     return nsError.localizedDescription
   }
 
+  /// The kind with its article, for messages: "an array", "a string", "data".
   static func article(_ kind: PropertyListValue.Kind) -> String {
     switch kind {
     case .array, .integer: "an \(kind)"
+    case .data: "data"
     default: "a \(kind)"
     }
   }

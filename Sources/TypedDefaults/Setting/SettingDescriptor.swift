@@ -26,17 +26,19 @@ public struct SettingDescriptor: Sendable, Equatable, CustomStringConvertible {
   /// What the setting reads: the stored value converted to ``valueType`` (or the default), as a
   /// property list; `nil` for an optional setting that reads `nil`.
   public let value: PropertyListValue?
+  /// What the setting reads, as Swift prints a value of its type: `true`, `0.5`, `["jazz"]`, or
+  /// `nil` for an optional setting that reads `nil`.
+  public let valueDescription: String
 
-  /// The setting's Swift type's name, for example `Double` or `Optional<Date>`.
-  public var typeName: String { String(describing: valueType) }
+  /// The setting's Swift type's name, as it is spelled in code: `Double`, `Date?`, `[String]`.
+  public var typeName: String { TypeNames.sugared(valueType) }
 
   /// Whether the backend holds a value for the key.
   public var hasStoredValue: Bool { storedValue != nil }
 
-  /// `key (Type) = value`, followed by `[default]` when nothing is stored.
+  /// `key: Type = value`, followed by `(default)` when nothing is stored.
   public var description: String {
-    "\(key) (\(typeName)) = \(value.map(String.init(describing:)) ?? "nil")"
-      + (hasStoredValue ? "" : " [default]")
+    "\(key): \(typeName) = \(valueDescription)" + (hasStoredValue ? "" : " (default)")
   }
 
   /// Compares every field; types compare by identity.
@@ -50,5 +52,6 @@ public struct SettingDescriptor: Sendable, Equatable, CustomStringConvertible {
       && ObjectIdentifier(lhs.valueType) == ObjectIdentifier(rhs.valueType)
       && lhs.declaringTypeName == rhs.declaringTypeName && lhs.defaultValue == rhs.defaultValue
       && lhs.storedValue == rhs.storedValue && lhs.value == rhs.value
+      && lhs.valueDescription == rhs.valueDescription
   }
 }

@@ -18,6 +18,13 @@ extension Setting: SettingProperty {
   func descriptor(propertyName: String, declaringTypeName: String) -> SettingDescriptor {
     let backend = storage.boundBackend
     let stored = backend.value(forKey: storage.key)
+    let current = storage.read()
+    let currentDescription: String
+    if let optional = current as? any OptionalProtocol {
+      currentDescription = optional.wrappedAny.map { String(describing: $0) } ?? "nil"
+    } else {
+      currentDescription = String(describing: current)
+    }
     return SettingDescriptor(
       propertyName: propertyName,
       key: storage.key,
@@ -25,7 +32,8 @@ extension Setting: SettingProperty {
       declaringTypeName: declaringTypeName,
       defaultValue: try? storage.defaultValue.propertyListValue(),
       storedValue: stored,
-      value: try? storage.read().propertyListValue()
+      value: try? current.propertyListValue(),
+      valueDescription: currentDescription
     )
   }
 }

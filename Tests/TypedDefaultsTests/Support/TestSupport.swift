@@ -68,20 +68,30 @@ final class TemporaryDirectory: Sendable {
 /// deinitialized.
 final class TemporarySuite: Sendable {
   let name = "TypedDefaultsTests.\(UUID().uuidString)"
+  /// A backend on the suite; the suite is cleaned up through it, so no flush it scheduled can
+  /// write the values back after the cleanup.
+  let backend: UserDefaultsBackend
 
-  func backend() -> UserDefaultsBackend { UserDefaultsBackend(suiteName: name) }
+  init() {
+    backend = UserDefaultsBackend(suiteName: name)
+  }
+
+  /// Where swift-corelibs-foundation keeps this suite's file for this process (it honours
+  /// `$XDG_CONFIG_HOME`, then `$HOME/.config`).
+  var fileURL: URL {
+    let environment = ProcessInfo.processInfo.environment
+    let config =
+      environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+      ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(
+        ".config")
+    return config.appendingPathComponent("\(name).plist")
+  }
 
   deinit {
-    let defaults = UserDefaults(suiteName: name)
-    defaults?.removePersistentDomain(forName: name)
-    defaults?.synchronize()
-    #if !canImport(Darwin)
-      let config =
-        ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"]
-        .map { URL(fileURLWithPath: $0) }
-        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-      try? FileManager.default.removeItem(at: config.appendingPathComponent("\(name).plist"))
-    #endif
+    for key in backend.keys { backend.removeValue(forKey: key) }
+    backend.userDefaults.removePersistentDomain(forName: name)
+    backend.synchronize()
+    try? FileManager.default.removeItem(at: fileURL)
   }
 }
 

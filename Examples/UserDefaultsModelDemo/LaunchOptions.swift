@@ -1,0 +1,60 @@
+import Foundation
+
+/// The command line, parsed by hand, once.
+struct LaunchOptions: Sendable {
+  static let usage = """
+    usage: UserDefaultsModelDemo [--suite NAME] [--reset] [--help]
+
+    A video player's settings as a typed SettingsModel singleton over a UserDefaults suite.
+    Run it twice: the first run shows the defaults and changes some settings; later runs read
+    them back from the suite and change them again.
+
+      --suite NAME  the UserDefaults suite to use (default: com.example.videoplayer)
+      --reset       remove every setting from the suite (resetAll()) and exit
+      --help        show this help
+    """
+
+  /// The options of this process. `VideoPlayerSettings.shared` is created from them.
+  static let current = LaunchOptions(Array(CommandLine.arguments.dropFirst()))
+
+  var suiteName = "com.example.videoplayer"
+  var reset = false
+  var help = false
+  /// What was wrong with the command line, if anything.
+  var error: String?
+
+  init(_ arguments: [String]) {
+    var remaining = arguments[...]
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "--suite":
+        guard let name = remaining.popFirst(), !name.isEmpty else {
+          error = "--suite needs a name; see --help"
+          return
+        }
+        suiteName = name
+      case "--reset": reset = true
+      case "--help", "-h": help = true
+      default:
+        error = "unknown argument '\(argument)'; see --help"
+        return
+      }
+    }
+  }
+
+  #if !canImport(Darwin)
+    /// The suite's file: swift-corelibs-foundation keeps it in `$XDG_CONFIG_HOME/<suite>.plist`,
+    /// `~/.config` if that isn't an absolute path.
+    var suiteFile: URL {
+      let environment = ProcessInfo.processInfo.environment
+      let configHome =
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+          URL(fileURLWithPath: xdg)
+        } else {
+          // $HOME first, as Foundation's UserDefaults does (URL.homeDirectory ignores it).
+          URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appending(path: ".config")
+        }
+      return configHome.appending(path: "\(suiteName).plist")
+    }
+  #endif
+}

@@ -1,0 +1,14 @@
+/// Lets a value of any `Optional` type, held in an `Any` or a generic parameter, be unwrapped.
+protocol OptionalProtocol {
+  /// The wrapped value, or `nil`.
+  var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+  var wrappedAny: Any? {
+    switch self {
+    case .some(let wrapped): wrapped
+    case .none: nil
+    }
+  }
+}

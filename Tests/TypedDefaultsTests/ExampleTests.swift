@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// The example executables, run as a user runs them: twice, the second run reading what the first
+/// saved.
+@Suite struct ExampleTests {
+  @Test func layeredConfigDemoShowsOnItsSecondRunWhatTheFirstSaved() throws {
+    let directory = try TemporaryDirectory()
+    let arguments = ["--data-dir", directory.url.path]
+    let first = try runProduct("LayeredConfigDemo", arguments)
+    #expect(first.status == 0, "\(first.standardError)")
+    #expect(first.standardOutput.contains("FIRST RUN"))
+    #expect(
+      first.standardOutput.contains(
+        "ServerURL                  URL            http://localhost:8080/v1         runtime"))
+
+    let second = try runProduct("LayeredConfigDemo", arguments)
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(second.standardOutput.contains("LATER RUN"))
+    #expect(second.standardOutput.contains("  LaunchCount = 1\n"))
+    #expect(second.standardOutput.contains("  ServerURL = https://api-v2.example.com/v1\n"))
+    #expect(second.standardOutput.contains("Runtime layer: 0 keys"))
+    #expect(second.standardOutput.contains("config.launchCount += 1 -> 2"))
+  }
+
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func layeredConfigDemoAcceptsARealInfoPlist() throws {
+    let directory = try TemporaryDirectory()
+    let infoPlist = TestPaths.sharedFixtures.appendingPathComponent("valid/rectangle__Info.plist")
+    let run = try runProduct(
+      "LayeredConfigDemo", ["--data-dir", directory.url.path, "--bundled", infoPlist.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput.contains(
+        "CFBundleIdentifier         String         $(PRODUCT_BUNDLE_IDENTIFIER)"))
+  }
+
+  @Test func layeredConfigDemoReportsAMissingFileOnOneLine() throws {
+    let directory = try TemporaryDirectory()
+    let run = try runProduct(
+      "LayeredConfigDemo",
+      ["--data-dir", directory.url.path, "--bundled", "/nonexistent/Info.plist"])
+    #expect(run.status != 0)
+    #expect(run.standardError == "LayeredConfigDemo: no such file: /nonexistent/Info.plist\n")
+  }
+
+  @Test func userDefaultsModelDemoReadsBackOnItsSecondRunWhatTheFirstChanged() throws {
+    let config = try TemporaryDirectory()
+    let environment = ["XDG_CONFIG_HOME": config.url.path]
+    let arguments = ["--suite", "TypedDefaultsTests.demo"]
+    let first = try runProduct("UserDefaultsModelDemo", arguments, environment: environment)
+    #expect(first.status == 0, "\(first.standardError)")
+    #expect(first.standardOutput.contains("FIRST RUN"))
+    #expect(first.standardOutput.contains("  allowsCellularPlayback: Bool = false (default)\n"))
+
+    let second = try runProduct("UserDefaultsModelDemo", arguments, environment: environment)
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(second.standardOutput.contains("LATER RUN"))
+    #expect(second.standardOutput.contains("  allowsCellularPlayback: Bool = true\n"))
+    #expect(second.standardOutput.contains("  name: String = Ada\n"))
+    #expect(second.standardOutput.contains("  launchCount: Int = 1\n"))
+  }
+}
