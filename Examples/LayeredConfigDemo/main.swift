@@ -86,7 +86,7 @@ func receiveConfiguration(into store: LayeredPlistStore) throws {
     "LastConfigSync": .date(Date()),
   ]
   print("Server-delivered config -> persistent layer, store.setValue(_:forKey:):")
-  for (key, value) in fromServer { store.setValue(value, forKey: key) }
+  for (key, value) in fromServer { try store.setValue(value, forKey: key) }
   printValues(fromServer)
 
   let override: PropertyListValue = "http://localhost:8080/v1"

@@ -64,7 +64,7 @@ private struct StoreFixture {
     try fixture.write(["timeout": 30], to: fixture.bundled)
     try fixture.write(["timeout": 20], to: fixture.delivered)
     let store = try fixture.open()
-    store.setValue(10, forKey: "timeout")
+    try store.setValue(10, forKey: "timeout")
     try store.setValue(5, forKey: "timeout", in: .runtime)
     #expect(store.value(forKey: "timeout") == 5)
     try store.setValue(nil, forKey: "timeout", in: .runtime)
@@ -102,7 +102,7 @@ private struct StoreFixture {
     try fixture.write(["name": "bundled"], to: fixture.bundled)
     let store = try fixture.open()
     let values = BackendConformanceTests.samples
-    for (key, value) in values { store.setValue(value, forKey: key) }
+    for (key, value) in values { try store.setValue(value, forKey: key) }
     try store.setValue("this run only", forKey: "runtimeOnly", in: .runtime)
     #expect(store.hasUnsavedChanges)
     try store.save()
@@ -122,11 +122,11 @@ private struct StoreFixture {
     #expect(!FileManager.default.fileExists(atPath: fixture.persistent.path))
     try store.setValue(1, forKey: "runtime", in: .runtime)
     #expect(try store.saveIfNeeded() == false)
-    store.setValue(1, forKey: "a")
+    try store.setValue(1, forKey: "a")
     #expect(try store.saveIfNeeded() == true)
     #expect(try store.saveIfNeeded() == false)
     // Writing the value a key already has is not a change.
-    store.setValue(1, forKey: "a")
+    try store.setValue(1, forKey: "a")
     #expect(!store.hasUnsavedChanges)
     #expect(try PropertyListFile(url: fixture.persistent).readDictionary() == ["a": 1])
   }
@@ -136,7 +136,7 @@ private struct StoreFixture {
     let folder = fixture.directory.file("not-yet-created")
     let file = folder.appendingPathComponent("data.plist")
     let store = try LayeredPlistStore(persistentFile: file)
-    store.setValue("kept", forKey: "a")
+    try store.setValue("kept", forKey: "a")
 
     let error = #expect(throws: SettingsError.self) { try store.save() }
     #expect(error?.code == .fileNotWritable)
@@ -155,7 +155,7 @@ private struct StoreFixture {
     let fixture = try StoreFixture()
     try fixture.write(["a": 1], to: fixture.persistent, format: .binary)
     let store = try fixture.open()
-    store.setValue(2, forKey: "b")
+    try store.setValue(2, forKey: "b")
     try store.save()
     let contents = try #require(try PropertyListFile(url: fixture.persistent).read())
     #expect(contents.format == .binary)
@@ -173,7 +173,7 @@ private struct StoreFixture {
   @Test func aNewFileIsSavedAsXML() throws {
     let fixture = try StoreFixture()
     let store = try fixture.open()
-    store.setValue(1, forKey: "a")
+    try store.setValue(1, forKey: "a")
     try store.save()
     let text = try String(contentsOf: fixture.persistent, encoding: .utf8)
     #expect(text.hasPrefix("<?xml"))

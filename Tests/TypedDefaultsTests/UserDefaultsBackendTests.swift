@@ -48,23 +48,23 @@ private struct VideoSettings: SettingsGroup {
     #expect(backend.value(forKey: "allowsCellularPlayback") == 1)
   }
 
-  @Test func anIntegerOneIsNeverReadBackAsABool() {
+  @Test func anIntegerOneIsNeverReadBackAsABool() throws {
     let suite = TemporarySuite()
     let backend = suite.backend
-    backend.setValue(1, forKey: "int")
-    backend.setValue(true, forKey: "bool")
-    backend.setValue(0, forKey: "zero")
+    try backend.setValue(1, forKey: "int")
+    try backend.setValue(true, forKey: "bool")
+    try backend.setValue(0, forKey: "zero")
     #expect(backend.value(forKey: "int") == 1)
     #expect(backend.value(forKey: "bool") == true)
     #expect(backend.value(forKey: "zero") == 0)
   }
 
-  @Test func dictionaryRepresentationListsOnlyTheSuitesOwnDomain() {
+  @Test func dictionaryRepresentationListsOnlyTheSuitesOwnDomain() throws {
     let suite = TemporarySuite()
     let backend = suite.backend
     let registered = "TypedDefaultsTests.registered.\(UUID().uuidString)"
     UserDefaults.standard.register(defaults: [registered: "from register(defaults:)"])
-    backend.setValue("mine", forKey: "own")
+    try backend.setValue("mine", forKey: "own")
     #expect(backend.value(forKey: registered) == "from register(defaults:)")
     #expect(backend.dictionaryRepresentation() == ["own": "mine"])
   }
@@ -77,7 +77,7 @@ private struct VideoSettings: SettingsGroup {
     #else
       let suite = TemporarySuite()
       let backend = UserDefaultsBackend(suiteName: suite.name, flushDelay: 0.01)
-      backend.setValue("flushed", forKey: "k")
+      try backend.setValue("flushed", forKey: "k")
       let file = suite.fileURL
       // Bounded polling: the scheduled flush runs 10 ms after the write.
       var contents: [String: PropertyListValue]?

@@ -110,7 +110,13 @@ public final class LayeredPlistStore: SettingsBackend {
     /// Counts changes to the persistent layer; `savedVersion` is the count last saved.
     var version: UInt64 = 0
     var savedVersion: UInt64 = 0
-    var persistentFormat: PropertyListFile.Format
+
+    mutating func write(_ value: PropertyListValue?, forKey key: String, in layer: Layer) {
+      guard layers[layer.rawValue][key] != value else { return }
+      layers[layer.rawValue][key] = value
+      resolve(key)
+      if layer == .persistent { version &+= 1 }
+    }
 
     mutating func resolve(_ key: String) {
       for layer in Layer.allCases {
@@ -138,6 +144,8 @@ public final class LayeredPlistStore: SettingsBackend {
   /// (a typo in a path) shows by its absence, since a missing file is otherwise an empty layer.
   public let layersLoadedFromDisk: Set<Layer>
 
+  /// The format `data.plist` is saved in: the option, else the format the file had, else XML.
+  public let persistentFormat: PropertyListFile.Format
   private let state: Locked<State>
   private let saveLock = NSLock()
 
@@ -186,9 +194,8 @@ public final class LayeredPlistStore: SettingsBackend {
       }
     }
     let savedFormat = persistent?.format == .binary ? PropertyListFile.Format.binary : .xml
-    self.state = Locked(
-      State(layers: layers, effective: effective, persistentFormat: options.format ?? savedFormat)
-    )
+    self.persistentFormat = options.format ?? savedFormat
+    self.state = Locked(State(layers: layers, effective: effective))
   }
 
   private static func dictionary(
@@ -253,13 +260,18 @@ public final class LayeredPlistStore: SettingsBackend {
 
   /// Stores a value in the persistent layer, or removes the key from it when `value` is `nil`.
   ///
-  /// A value in the runtime layer still wins over the written one until it is removed.
+  /// A value in the runtime layer still wins over the written one until it is removed. When
+  /// `data.plist` is saved as XML, the value is stored as the file will give it back: dates
+  /// rounded down to whole seconds, `-0.0` as `0.0`; so it reads the same before and after a
+  /// relaunch.
   ///
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  public func setValue(_ value: PropertyListValue?, forKey key: String) {
-    write(value, forKey: key, in: .persistent)
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` when saving XML and a string or key
+  ///   starts with U+FEFF (a byte-order mark), which XML would drop. Nothing is changed then.
+  public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+    try write(value, forKey: key, in: .persistent)
   }
 
   /// Stores a value in a writable layer, or removes the key from it when `value` is `nil`.
@@ -268,7 +280,8 @@ public final class LayeredPlistStore: SettingsBackend {
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
   ///   - layer: ``Layer/runtime`` (this process only) or ``Layer/persistent`` (saved).
-  /// - Throws: ``SettingsError/Code/readOnlyLayer`` for ``Layer/delivered`` or ``Layer/bundled``.
+  /// - Throws: ``SettingsError/Code/readOnlyLayer`` for ``Layer/delivered`` or ``Layer/bundled``;
+  ///   for the persistent layer, what ``setValue(_:forKey:)`` throws.
   public func setValue(
     _ value: PropertyListValue?,
     forKey key: String,
@@ -281,7 +294,7 @@ public final class LayeredPlistStore: SettingsBackend {
         reason: "The \(layer) layer is read-only; write to the runtime or persistent layer"
       )
     }
-    write(value, forKey: key, in: layer)
+    try write(value, forKey: key, in: layer)
   }
 
   /// Removes a key from the persistent layer, which may reveal a value from the delivered or
@@ -289,16 +302,20 @@ public final class LayeredPlistStore: SettingsBackend {
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
-    write(nil, forKey: key, in: .persistent)
+    state.withLock { $0.write(nil, forKey: key, in: .persistent) }
   }
 
-  private func write(_ value: PropertyListValue?, forKey key: String, in layer: Layer) {
-    state.withLock { state in
-      guard state.layers[layer.rawValue][key] != value else { return }
-      state.layers[layer.rawValue][key] = value
-      state.resolve(key)
-      if layer == .persistent { state.version &+= 1 }
+  private func write(
+    _ value: PropertyListValue?,
+    forKey key: String,
+    in layer: Layer
+  ) throws(SettingsError) {
+    // The format is fixed when the store opens, so it can be read without the lock.
+    var value = value
+    if let stored = value, layer == .persistent, persistentFormat == .xml {
+      value = try XMLPropertyListRules.normalized(stored, key: key)
     }
+    state.withLock { $0.write(value, forKey: key, in: layer) }
   }
 
   // MARK: - Saving
@@ -319,10 +336,10 @@ public final class LayeredPlistStore: SettingsBackend {
   public func save() throws(SettingsError) {
     saveLock.lock()
     defer { saveLock.unlock() }
-    let (values, version, format) = state.withLock {
-      ($0.layers[Layer.persistent.rawValue], $0.version, $0.persistentFormat)
+    let (values, version) = state.withLock {
+      ($0.layers[Layer.persistent.rawValue], $0.version)
     }
-    try persistentFile.write(.dictionary(values), format: format)
+    try persistentFile.write(.dictionary(values), format: persistentFormat)
     state.withLock { $0.savedVersion = max($0.savedVersion, version) }
   }
 

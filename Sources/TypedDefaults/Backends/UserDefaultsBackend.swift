@@ -113,11 +113,20 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// Stores a value with `UserDefaults.set(_:forKey:)`, or removes the key with
   /// `removeObject(forKey:)` when `value` is `nil`, then schedules a flush to disk (Linux).
   ///
+  /// On Linux, where swift-corelibs-foundation keeps suites as XML property lists, the value is
+  /// stored as the file will give it back after a relaunch: dates rounded down to whole seconds
+  /// and `-0.0` as `0.0`; so it reads the same now and after a relaunch.
+  ///
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  public func setValue(_ value: PropertyListValue?, forKey key: String) {
-    if let value {
+  /// - Throws: On Linux, ``SettingsError/Code/valueNotRepresentable`` for a string or key that
+  ///   starts with U+FEFF (a byte-order mark), which the XML file would drop.
+  public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+    if var value {
+      #if !canImport(Darwin)
+        value = try XMLPropertyListRules.normalized(value, key: key)
+      #endif
       userDefaults.set(FoundationBridge.object(from: value), forKey: key)
     } else {
       userDefaults.removeObject(forKey: key)

@@ -78,7 +78,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   @usableFromInline
   func representationError(_ error: any Error) -> SettingsError {
-    let reason = (error as? SettingsError)?.reason ?? String(describing: error)
+    let reason = (error as? SettingsError)?.reason ?? CodingErrors.describe(error)
     return SettingsError(.valueNotRepresentable, key: key, reason: reason)
   }
 
@@ -89,6 +89,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       return last != stored
     }
     guard isNew else { return }
+    let why = Value.readFailureReason(for: stored).map { " (\($0))" } ?? ""
     SettingsDiagnostics.report(
       SettingsDiagnostic(
         kind: .typeMismatch,
@@ -97,7 +98,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         expectedType: Value.typeName,
         storedValue: stored,
         message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind)) "
-          + "(\(stored)) that can't be read as \(Value.typeName); using the default "
+          + "(\(stored)) that can't be read as \(Value.typeName)\(why); using the default "
           + "(\(defaultValue)) and leaving the stored value untouched"
       )
     )

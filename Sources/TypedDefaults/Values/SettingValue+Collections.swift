@@ -27,6 +27,14 @@ extension Optional: SettingValue where Wrapped: SettingValue {
     case .some(let wrapped): try wrapped.propertyListValue()
     }
   }
+
+  /// Why the value can't be read as `Wrapped`.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `Wrapped`'s reason.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    Wrapped.readFailureReason(for: value)
+  }
 }
 
 // MARK: - Array
@@ -67,6 +75,18 @@ extension Array: SettingValue where Element: SettingValue {
       result.append(converted)
     }
     return .array(result)
+  }
+
+  /// Names the first element that can't be read as `Element`, and why.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason, or `nil` if the value isn't an array.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    guard case .array(let elements) = value else { return nil }
+    for (index, element) in elements.enumerated() where Element(propertyListValue: element) == nil {
+      return ElementFailure.describe(element, at: "element \(index)", as: Element.self)
+    }
+    return nil
   }
 }
 
@@ -109,11 +129,39 @@ extension Dictionary: SettingValue where Key == String, Value: SettingValue {
     }
     return .dictionary(result)
   }
+
+  /// Names the first entry whose value can't be read as `Value`, and why.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason, or `nil` if the value isn't a dictionary.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    guard case .dictionary(let entries) = value else { return nil }
+    for (key, entry) in entries.sorted(by: { $0.key < $1.key })
+    where Value(propertyListValue: entry) == nil {
+      return ElementFailure.describe(entry, at: "the value for '\(key)'", as: Value.self)
+    }
+    return nil
+  }
 }
 
 // MARK: - RawRepresentable
 
 extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
+  /// Says which raw value was found, or why it isn't a `RawValue`.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    rawReadFailureReason(for: value)
+  }
+
+  static func rawReadFailureReason(for value: PropertyListValue) -> String? {
+    if let rawValue = RawValue(propertyListValue: value) {
+      return "\(rawValue) is not a raw value of \(Self.self)"
+    }
+    return RawValue.readFailureReason(for: value)
+  }
+
   /// Reads the stored value as `RawValue`, then as this type with `init(rawValue:)`; an unknown
   /// raw value (a case removed in a newer version of the app, say) fails the read.
   ///
@@ -131,5 +179,51 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   @inlinable
   public func propertyListValue() throws -> PropertyListValue? {
     try rawValue.propertyListValue()
+  }
+}
+
+extension SettingValue where Self: RawRepresentable & Codable, RawValue: SettingValue {
+  // A type that is both RawRepresentable and Codable (an enum with a String raw value that is also
+  // Codable, say) is stored as its raw value: the same form it would have without Codable, and
+  // the one UserDefaults users expect. This extension, more specific than both, settles the
+  // choice, so declaring such a type a SettingValue is never ambiguous.
+
+  /// Reads the stored value as `RawValue`, then as this type with `init(rawValue:)`.
+  ///
+  /// - Parameter propertyListValue: The stored value.
+  @inlinable
+  public init?(propertyListValue: PropertyListValue) {
+    guard let rawValue = RawValue(propertyListValue: propertyListValue) else { return nil }
+    self.init(rawValue: rawValue)
+  }
+
+  /// Stores the raw value (not the `Codable` form).
+  ///
+  /// - Returns: The raw value's property-list value.
+  /// - Throws: What `RawValue.propertyListValue()` throws.
+  @inlinable
+  public func propertyListValue() throws -> PropertyListValue? {
+    try rawValue.propertyListValue()
+  }
+
+  /// Says which raw value was found, or why it isn't a `RawValue`.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    rawReadFailureReason(for: value)
+  }
+}
+
+/// Describes one element of a collection that can't be read.
+enum ElementFailure {
+  static func describe<T: SettingValue>(
+    _ element: PropertyListValue,
+    at place: String,
+    as type: T.Type
+  ) -> String {
+    let why = T.readFailureReason(for: element).map { ": \($0)" } ?? ""
+    return "\(place), \(PropertyListFile.article(element.kind)) (\(element)), can't be read as "
+      + "\(T.typeName)\(why)"
   }
 }

@@ -44,11 +44,19 @@ extension Bool: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .bool(self)
   }
+
+  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 }
 
 // MARK: - Integers
 
-extension SettingValue where Self: FixedWidthInteger {
+// Constrained to Codable as well, so that it is more specific than the Codable default (every
+// standard integer type is both).
+extension SettingValue where Self: FixedWidthInteger & Codable {
   /// Reads an integer that fits this type; a real with no fractional part that fits; a bool as 1
   /// or 0; or a string holding only a decimal integer that fits. Never wraps or truncates.
   ///
@@ -87,6 +95,19 @@ extension SettingValue where Self: FixedWidthInteger {
       )
     }
     return .integer(integer)
+  }
+
+  /// Says when a number is out of this type's range or has a fractional part.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason, or `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    switch value {
+    case .integer: "out of the range of \(Self.self), \(Self.min)...\(Self.max)"
+    case .real(let real) where real.rounded(.towardZero) != real: "it has a fractional part"
+    case .real: "out of the range of \(Self.self), \(Self.min)...\(Self.max)"
+    default: nil
+    }
   }
 }
 
@@ -133,6 +154,12 @@ extension Double: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .real(self)
   }
+
+  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 }
 
 extension Float: SettingValue {
@@ -170,6 +197,18 @@ extension Float: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .real(Double(self))
   }
+
+  /// Says when a real is beyond `Float`'s range or an integer has no exact `Float`.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason, or `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    switch value {
+    case .real: "beyond the range of Float"
+    case .integer: "no Float is exactly equal to it"
+    default: nil
+    }
+  }
 }
 
 // MARK: - String
@@ -196,6 +235,12 @@ extension String: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .string(self)
   }
+
+  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 }
 
 // MARK: - Date and Data
@@ -218,6 +263,12 @@ extension Date: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .date(self)
   }
+
+  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 }
 
 extension Data: SettingValue {
@@ -237,6 +288,12 @@ extension Data: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .data(self)
   }
+
+  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 }
 
 // MARK: - URL
@@ -266,4 +323,10 @@ extension URL: SettingValue {
   public func propertyListValue() -> PropertyListValue? {
     .string(absoluteString)
   }
+
+  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 }

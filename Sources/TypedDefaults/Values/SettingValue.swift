@@ -57,11 +57,27 @@ public protocol SettingValue: Sendable {
   ///   other error, which the caller wraps in one) if the value can't be a property list, for
   ///   example an array holding `nil`.
   func propertyListValue() throws -> PropertyListValue?
+
+  /// Explains, for a diagnostic, why a stored value can't be read as this type.
+  ///
+  /// Called only after ``init(propertyListValue:)`` returned `nil`. The default returns `nil`
+  /// (the diagnostic then says only which kind of value was found); `Codable` types report the
+  /// decoding error, such as a key a newer version of the type requires.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: A one-line reason, or `nil`.
+  static func readFailureReason(for value: PropertyListValue) -> String?
 }
 
 extension SettingValue {
-  /// A short name of the type for diagnostics, for example `Int` or `Array<String>`.
-  static var typeName: String { String(describing: Self.self) }
+  /// Returns `nil`: no explanation beyond the kind of value found.
+  ///
+  /// - Parameter value: The stored value that could not be read.
+  /// - Returns: `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
+
+  /// A short name of the type for diagnostics, as it is spelled in code: `Int`, `[String]`.
+  static var typeName: String { TypeNames.sugared(Self.self) }
 }
 
 extension PropertyListValue: SettingValue {
