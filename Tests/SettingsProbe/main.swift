@@ -5,8 +5,11 @@
 //   SettingsProbe userdefaults <suite> get <key>
 //   SettingsProbe layered <data.plist path> set <key> <kind>:<value>  (then saves)
 //   SettingsProbe layered <data.plist path> get <key>
+//   SettingsProbe <backend> <location> dump
 //
-// <kind> is string, int, real or bool. `get` prints the value's description, or `nil`.
+// <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
+// writes every value the backend stores to standard output as a binary property list, for the
+// tests to compare exactly.
 
 import Foundation
 import TypedDefaults
@@ -34,10 +37,11 @@ func parse(_ text: String) -> PropertyListValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 4 else {
-  fail("usage: SettingsProbe <backend> <location> <set|get> <key> [value]")
+guard arguments.count >= 3 else {
+  fail("usage: SettingsProbe <backend> <location> <set|get|dump> [key] [value]")
 }
-let (kind, location, command, key) = (arguments[0], arguments[1], arguments[2], arguments[3])
+let (kind, location, command) = (arguments[0], arguments[1], arguments[2])
+let key = arguments.count > 3 ? arguments[3] : ""
 
 do {
   let backend: any SettingsBackend
@@ -56,6 +60,13 @@ do {
     if let store = backend as? LayeredPlistStore { try store.save() }
   case "get":
     print(backend.value(forKey: key).map(String.init(describing:)) ?? "nil")
+  case "dump":
+    let scratch = FileManager.default.temporaryDirectory
+      .appendingPathComponent("SettingsProbe-\(UUID().uuidString).plist")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    try PropertyListFile(url: scratch).write(
+      .dictionary(backend.dictionaryRepresentation()), format: .binary)
+    FileHandle.standardOutput.write(try Data(contentsOf: scratch))
   default:
     fail("unknown command '\(command)'")
   }

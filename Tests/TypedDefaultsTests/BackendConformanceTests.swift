@@ -159,4 +159,75 @@ import Testing
       #expect(AllTypesSettings(backend: backend).values == written)
     }
   }
+
+  // MARK: - Durability: what the next launch reads
+
+  @Test(arguments: BackendFactory.all)
+  func everyValueReadsTheSameAfterAReloadAsBeforeIt(_ factory: BackendFactory) async throws {
+    try await factory.withInstance { instance in
+      var written = Self.samples
+      written["date.fraction"] = .date(Date(timeIntervalSinceReferenceDate: 786_000_000.75))
+      written["date.fractionBefore2001"] = .date(Date(timeIntervalSinceReferenceDate: -10.25))
+      written["nested.fractionalDate"] = [.date(Date(timeIntervalSinceReferenceDate: 0.5))]
+      for (key, value) in written { try instance.backend.setValue(value, forKey: key) }
+      let beforeReload = instance.backend.dictionaryRepresentation()
+
+      let reloaded = try instance.reload()
+      #expect(reloaded.dictionaryRepresentation() == beforeReload)
+
+      // What was read before the reload is what was written, except what an XML file can't keep,
+      // which the backend already stored the way the file gives it back.
+      var expected = written
+      if factory.storesXML {
+        expected["date.fraction"] = .date(Date(timeIntervalSinceReferenceDate: 786_000_000))
+        expected["date.fractionBefore2001"] = .date(Date(timeIntervalSinceReferenceDate: -11))
+        expected["nested.fractionalDate"] = [.date(Date(timeIntervalSinceReferenceDate: 0))]
+      }
+      #expect(beforeReload == expected)
+    }
+  }
+
+  @Test(arguments: BackendFactory.all)
+  func negativeZeroKeepsItsSignOnlyWhereTheFormatCan(_ factory: BackendFactory) async throws {
+    try await factory.withInstance { instance in
+      try instance.backend.setValue(.real(-0.0), forKey: "zero")
+      let expectedSign: FloatingPointSign = factory.storesXML ? .plus : .minus
+      #expect(instance.backend.value(forKey: "zero")?.doubleValue?.sign == expectedSign)
+      #expect(try instance.reload().value(forKey: "zero")?.doubleValue?.sign == expectedSign)
+    }
+  }
+
+  @Test(arguments: BackendFactory.all)
+  func aStringAnXMLFileWouldChangeIsRefusedThere(_ factory: BackendFactory) async throws {
+    try await factory.withInstance { instance in
+      let value: PropertyListValue = ["\u{FEFF}key": "\u{FEFF}starts with a byte-order mark"]
+      if factory.storesXML {
+        let error = #expect(throws: SettingsError.self) {
+          try instance.backend.setValue(value, forKey: "bom")
+        }
+        #expect(error?.code == .valueNotRepresentable)
+        #expect(error?.key == "bom")
+        #expect(instance.backend.value(forKey: "bom") == nil)
+      } else {
+        try instance.backend.setValue(value, forKey: "bom")
+        #expect(try instance.reload().value(forKey: "bom") == value)
+      }
+    }
+  }
+
+  @Test(arguments: BackendFactory.all)
+  func everySettingTypeRoundTripsAtItsExtremesThroughAReload(
+    _ factory: BackendFactory
+  )
+    async throws
+  {
+    try await factory.withInstance { instance in
+      let written = AllTypesSettings.Values.extremes
+      AllTypesSettings(backend: instance.backend).assign(written)
+      let reloaded = AllTypesSettings(backend: try instance.reload()).values
+      #expect(reloaded == written)
+      #expect(reloaded.float.bitPattern == written.float.bitPattern)
+      #expect(reloaded.double.bitPattern == written.double.bitPattern)
+    }
+  }
 }

@@ -104,7 +104,9 @@ private final class EncodingNode {
       var elements: [PropertyListValue] = []
       elements.reserveCapacity(unkeyed.count)
       for (index, child) in unkeyed.enumerated() {
-        elements.append(try child.finished(codingPath: codingPath + [PlainKey(index)]))
+        let path = codingPath + [PlainKey(index)]
+        if child.kind == .null { throw nilInArray(at: path) }
+        elements.append(try child.finished(codingPath: path))
       }
       return .array(elements)
     }
@@ -132,6 +134,16 @@ struct PlainKey: CodingKey {
   init?(intValue: Int) {
     self.init(intValue)
   }
+}
+
+private func nilInArray(at codingPath: [any CodingKey]) -> EncodingError {
+  EncodingError.invalidValue(
+    Optional<Any>.none as Any,
+    EncodingError.Context(
+      codingPath: codingPath,
+      debugDescription: "nil can't be stored in an array: property lists have no null"
+    )
+  )
 }
 
 private func integer<T: BinaryInteger>(
@@ -312,13 +324,7 @@ private struct UnkeyedEncoder: UnkeyedEncodingContainer {
   private var nextPath: [any CodingKey] { codingPath + [PlainKey(count)] }
 
   func encodeNil() throws {
-    throw EncodingError.invalidValue(
-      Optional<Any>.none as Any,
-      EncodingError.Context(
-        codingPath: nextPath,
-        debugDescription: "nil can't be stored in an array: property lists have no null"
-      )
-    )
+    throw nilInArray(at: nextPath)
   }
 
   func encode(_ value: Bool) throws { append(.bool(value)) }

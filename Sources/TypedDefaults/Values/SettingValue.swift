@@ -20,21 +20,58 @@
 ///
 /// `Date` reads only dates, `Data` only data. `URL` is stored as its absolute string and reads a
 /// string with a scheme (`https://…`, `file:///…`) or an absolute path (`/…`, `~/…`, read as a
-/// file URL). `Optional<Wrapped>` reads as `Wrapped` does; storing `nil` removes the key (so the
-/// setting shows its default again). Arrays and dictionaries read when every element reads;
-/// one element that doesn't makes the whole value the default. A `RawRepresentable` type whose
-/// `RawValue` is a `SettingValue` is stored as its raw value; add the conformance and nothing
-/// else:
+/// file URL). Arrays and dictionaries read when every element reads; one element that doesn't
+/// makes the whole value the default (the diagnostic names the element).
+///
+/// ## Optionals
+///
+/// `Optional<Wrapped>` reads as `Wrapped` does. Assigning `nil` removes the key, on every backend,
+/// so the setting shows its default again: `nil` for `@Setting var k: Int?`, the declared default
+/// for `@Setting var k: Int? = 5`. Nothing is ever stored for `nil` (no empty string, no JSON
+/// `null`): property lists have no null.
+///
+/// ## Enums and other `RawRepresentable` types
+///
+/// A type whose `RawValue` is a `SettingValue` is stored as its raw value. Add the conformance and
+/// nothing else; a type that is also `Codable` is stored the same way, as its raw value:
 ///
 /// ```swift
-/// enum Quality: String, SettingValue {
+/// enum Quality: String, Codable, SettingValue {
 ///   case auto, high, low
 /// }
 /// ```
 ///
+/// A raw value no case matches (a case removed in a newer version of the app) reads as the
+/// default.
+///
+/// ## Codable types
+///
+/// Any other `Codable` type is stored as its property-list structure: a struct as a dictionary,
+/// an array as an array, a single-value type (a `String` wrapper, a `Date` wrapper) as a scalar,
+/// so a person opening the plist file sees the data and other plist readers can read it. `nil`
+/// properties are left out. Declare the conformance and nothing else:
+///
+/// ```swift
+/// struct Profile: Codable, SettingValue {
+///   var name: String
+///   var age: Int
+/// }
+/// ```
+///
+/// If the stored data no longer has the shape the type expects (a field added in a newer version
+/// of the app), the setting reads its default, reports why, and leaves the stored data untouched.
+/// To store a type as a JSON string instead (for data written by other libraries, such as
+/// sindresorhus/Defaults), conform it to ``JSONEncodedSettingValue``.
+///
+/// ## Precision
+///
 /// Every fixed-width integer is stored as a property-list integer and round-trips exactly at its
 /// extremes (`Int64.min`, `UInt64.max`). A `Float` is stored as the `Double` of the same value, so
-/// it reads back bit-for-bit.
+/// it reads back bit-for-bit. Backends that end up writing XML property lists
+/// (``LayeredPlistStore`` saving XML, ``UserDefaultsBackend`` on Linux) keep dates to whole
+/// seconds; they store a date already rounded down, so it reads the same before and after a
+/// relaunch. Binary property lists, `UserDefaults` on Apple platforms and ``InMemoryBackend`` keep
+/// dates exactly.
 ///
 /// ## Conforming your own types
 ///

@@ -9,9 +9,14 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   struct Instance {
     let backend: any SettingsBackend
     let resources: [AnyObject]
+    /// Makes what was written durable and reads it back the way the next launch would: a new
+    /// store on the saved file, or a second process reading the UserDefaults suite.
+    let reload: () throws -> any SettingsBackend
   }
 
   let name: String
+  /// Whether values end up in an XML property list, which keeps dates to whole seconds.
+  let storesXML: Bool
   let make: @Sendable () throws -> Instance
 
   var testDescription: String { name }
@@ -21,26 +26,70 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   func withBackend<Result>(
     _ body: (any SettingsBackend) async throws -> Result
   ) async throws -> Result {
+    try await withInstance { try await body($0.backend) }
+  }
+
+  /// Runs `body` with a fresh instance (backend and reload), cleaning up after it.
+  func withInstance<Result>(_ body: (Instance) async throws -> Result) async throws -> Result {
     let instance = try make()
     defer { withExtendedLifetime(instance.resources) {} }
-    return try await body(instance.backend)
+    return try await body(instance)
   }
 
-  static let inMemory = BackendFactory(name: "InMemoryBackend") {
-    Instance(backend: InMemoryBackend(), resources: [])
+  static let inMemory = BackendFactory(name: "InMemoryBackend", storesXML: false) {
+    let backend = InMemoryBackend()
+    return Instance(backend: backend, resources: [], reload: { backend })
   }
 
-  static let userDefaults = BackendFactory(name: "UserDefaultsBackend") {
+  static let userDefaults = BackendFactory(
+    name: "UserDefaultsBackend",
+    storesXML: { () -> Bool in
+      #if canImport(Darwin)
+        false
+      #else
+        true
+      #endif
+    }()
+  ) {
     let suite = TemporarySuite()
-    return Instance(backend: suite.backend, resources: [suite])
+    return Instance(backend: suite.backend, resources: [suite]) {
+      // Flush, then let a second process read the suite from disk.
+      suite.backend.synchronize()
+      let dump = try runProductData("SettingsProbe", ["userdefaults", suite.name, "dump"])
+      guard dump.status == 0 else {
+        throw SettingsError(
+          .fileNotReadable, reason: String(decoding: dump.standardError, as: UTF8.self))
+      }
+      let contents = try PropertyListFile.decode(dump.standardOutput, path: "SettingsProbe output")
+      return InMemoryBackend(contents.root.dictionaryValue ?? [:], name: "second process")
+    }
   }
 
-  static let layeredPlistStore = BackendFactory(name: "LayeredPlistStore") {
+  static let layeredPlistStore = BackendFactory(name: "LayeredPlistStore", storesXML: true) {
     let directory = try TemporaryDirectory()
-    let store = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
-    return Instance(backend: store, resources: [directory])
+    let file = directory.file("data.plist")
+    let store = try LayeredPlistStore(persistentFile: file)
+    return Instance(backend: store, resources: [directory]) {
+      try store.save()
+      return try LayeredPlistStore(persistentFile: file)
+    }
+  }
+
+  static let binaryLayeredPlistStore = BackendFactory(
+    name: "LayeredPlistStore (binary)",
+    storesXML: false
+  ) {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(format: .binary))
+    return Instance(backend: store, resources: [directory]) {
+      try store.save()
+      return try LayeredPlistStore(persistentFile: file)
+    }
   }
 
   /// Every backend of the library: each must pass the conformance suite.
-  static let all: [BackendFactory] = [.inMemory, .userDefaults, .layeredPlistStore]
+  static let all: [BackendFactory] = [
+    .inMemory, .userDefaults, .layeredPlistStore, .binaryLayeredPlistStore,
+  ]
 }

@@ -124,6 +124,20 @@ func runProduct(
   _ arguments: [String],
   environment: [String: String] = [:]
 ) throws -> ProcessResult {
+  let result = try runProductData(name, arguments, environment: environment)
+  return ProcessResult(
+    status: result.status,
+    standardOutput: String(decoding: result.standardOutput, as: UTF8.self),
+    standardError: String(decoding: result.standardError, as: UTF8.self)
+  )
+}
+
+/// Runs a built executable of this package to completion, returning its raw output.
+func runProductData(
+  _ name: String,
+  _ arguments: [String],
+  environment: [String: String] = [:]
+) throws -> (status: Int32, standardOutput: Data, standardError: Data) {
   let process = Process()
   process.executableURL = TestPaths.productsDirectory.appendingPathComponent(name)
   process.arguments = arguments
@@ -133,13 +147,18 @@ func runProduct(
   process.standardOutput = output
   process.standardError = error
   try process.run()
-  // Read before waiting, so a full pipe can't block the child.
+  // Drain both pipes before waiting (standard error on another thread), so a full pipe can't
+  // block the child.
+  let errorData = Locked(Data())
+  let drained = DispatchGroup()
+  drained.enter()
+  DispatchQueue.global().async {
+    let data = error.fileHandleForReading.readDataToEndOfFile()
+    errorData.withLock { $0 = data }
+    drained.leave()
+  }
   let outputData = output.fileHandleForReading.readDataToEndOfFile()
-  let errorData = error.fileHandleForReading.readDataToEndOfFile()
+  drained.wait()
   process.waitUntilExit()
-  return ProcessResult(
-    status: process.terminationStatus,
-    standardOutput: String(decoding: outputData, as: UTF8.self),
-    standardError: String(decoding: errorData, as: UTF8.self)
-  )
+  return (process.terminationStatus, outputData, errorData.withLock { $0 })
 }
