@@ -128,16 +128,28 @@ private struct StandaloneFlags: Sendable {
     #expect(backend.value(forKey: "recentSearches") == ["a": 1])
   }
 
-  @Test func aDifferentWrongValueIsReportedAgain() {
+  @Test func aDifferentWrongValueIsReportedAgain() throws {
     let backend = InMemoryBackend(["volume": "loud"])
     let settings = PlayerSettings(backend: backend)
-    let (_, diagnostics) = collectingDiagnostics {
+    let (_, diagnostics) = try collectingDiagnostics {
       _ = settings.volume
-      backend.setValue("quiet", forKey: "volume")
+      try backend.setValue("quiet", forKey: "volume")
       _ = settings.volume
       _ = settings.volume
     }
     #expect(diagnostics.map(\.storedValue) == ["loud", "quiet"])
+  }
+
+  @Test func aNotANumberUnderAnIntSettingIsReportedOnceNotOnEveryRead() {
+    struct Counter: SettingsGroup {
+      @Setting var count = 0
+    }
+    let settings = Counter(backend: InMemoryBackend(["count": .real(.nan)]))
+    let (_, diagnostics) = collectingDiagnostics {
+      for _ in 0..<5 { _ = settings.count }
+    }
+    #expect(diagnostics.count == 1)
+    #expect(diagnostics.first?.message.contains("(not a finite number)") == true)
   }
 
   // MARK: - Failed writes

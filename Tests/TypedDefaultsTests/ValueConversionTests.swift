@@ -40,6 +40,14 @@ import Testing
     #expect(Int(propertyListValue: .real(.nan)) == nil)
   }
 
+  @Test func numericStringsThatOverflowOrUnderflowAreRefused() {
+    #expect(Double(propertyListValue: "1e400") == nil)
+    #expect(Double(propertyListValue: "inf") == .infinity)
+    #expect(Float(propertyListValue: "1e40") == nil)
+    #expect(Float(propertyListValue: 1e-50) == nil)
+    #expect(Float(propertyListValue: 0.0) == 0)
+  }
+
   @Test func doubleReadsRealsExactIntegersBoolsAndNumericStrings() {
     #expect(Double(propertyListValue: 42) == 42.0)
     #expect(Double(propertyListValue: 0.1) == 0.1)
@@ -74,7 +82,10 @@ import Testing
     #expect(URL(propertyListValue: "~/Documents")?.path.hasSuffix("/Documents") == true)
     #expect(URL(propertyListValue: "relative/path") == nil)
     #expect(URL(propertyListValue: "") == nil)
-    #expect(URL(fileURLWithPath: "/tmp/x").propertyListValue() == "file:///tmp/x")
+    // File URLs are stored as paths (what UserDefaults.url(forKey:) reads), others as strings.
+    #expect(URL(fileURLWithPath: "/tmp/x").propertyListValue() == "/tmp/x")
+    #expect(
+      URL(string: "https://example.com/a?b")?.propertyListValue() == "https://example.com/a?b")
   }
 
   @Test func datesAndDataReadOnlyTheirOwnKind() {
@@ -151,11 +162,12 @@ import Testing
     #expect(Set(values.map(\.kind)) == Set(PropertyListValue.Kind.allCases))
   }
 
-  @Test func descriptionIsOldStylePropertyListText() {
+  @Test func descriptionIsOldStyleTextWithUnambiguousBooleans() {
     let value: PropertyListValue = [
       "name": "Player one", "volume": 0.5, "on": true, "tags": ["a", "b c"],
     ]
     #expect(
-      value.description == #"{name = "Player one"; on = 1; tags = (a, "b c"); volume = 0.5; }"#)
+      value.description == #"{name = "Player one"; on = true; tags = (a, "b c"); volume = 0.5; }"#)
+    #expect(PropertyListValue.bool(true).description != PropertyListValue.integer(1).description)
   }
 }

@@ -11,8 +11,14 @@ import Foundation
 /// (`1 as? Bool` is `true` for an `NSNumber`).
 enum FoundationBridge {
   /// The deepest nesting of arrays and dictionaries accepted when reading; deeper input is refused
-  /// rather than risk exhausting the stack.
+  /// rather than risk exhausting the stack. Writes are held to the same limit (see
+  /// ``WriteValidation``), so whatever is written can be read back.
   static let maximumDepth = 512
+
+  /// The most values (scalars and containers) one conversion produces. A binary property list
+  /// can refer to one array from many places, so a few hundred bytes can describe billions of
+  /// values; past this budget the input is refused rather than expanded.
+  static let maximumValueCount = 1_000_000
 
   /// A value Foundation returned that is not a property-list value, with where it was found.
   struct ConversionError: Error {
@@ -37,14 +43,24 @@ enum FoundationBridge {
   /// - Throws: ``ConversionError`` for a value that is not a property-list value (a null, a
   ///   dictionary with a non-string key), or nesting deeper than ``maximumDepth``.
   static func value(from object: Any) throws(ConversionError) -> PropertyListValue {
-    try value(from: object, path: "root", depth: 0)
+    var budget = maximumValueCount
+    return try value(from: object, path: "root", depth: 0, budget: &budget)
   }
 
   private static func value(
     from object: Any,
     path: @autoclosure () -> String,
-    depth: Int
+    depth: Int,
+    budget: inout Int
   ) throws(ConversionError) -> PropertyListValue {
+    budget -= 1
+    guard budget >= 0 else {
+      throw ConversionError(
+        path: path(),
+        problem:
+          "More than \(maximumValueCount) values (shared references expand to more than the file holds)"
+      )
+    }
     // Exact native types first: they are what corelibs' UserDefaults returns, and a type check is
     // far cheaper than a bridging cast.
     let objectType = type(of: object)
@@ -61,7 +77,8 @@ enum FoundationBridge {
         throw ConversionError(
           path: path(), problem: "A null value, which property lists cannot hold")
       }
-      return try value(from: unboxed, path: path(), depth: depth)
+      budget += 1  // the box is not a value of its own
+      return try value(from: unboxed, path: path(), depth: depth, budget: &budget)
     }
 
     if let number = object as? NSNumber {
@@ -78,7 +95,8 @@ enum FoundationBridge {
       var elements: [PropertyListValue] = []
       elements.reserveCapacity(array.count)
       for (index, element) in array.enumerated() {
-        elements.append(try value(from: element, path: "\(path())[\(index)]", depth: depth + 1))
+        elements.append(
+          try value(from: element, path: "\(path())[\(index)]", depth: depth + 1, budget: &budget))
       }
       return .array(elements)
     }
@@ -96,7 +114,8 @@ enum FoundationBridge {
               "A dictionary key of type \(type(of: key.base)); property-list keys are strings"
           )
         }
-        entries[key] = try value(from: element, path: "\(path())[\"\(key)\"]", depth: depth + 1)
+        entries[key] = try value(
+          from: element, path: "\(path())[\"\(key)\"]", depth: depth + 1, budget: &budget)
       }
       return .dictionary(entries)
     }

@@ -35,13 +35,19 @@ public final class InMemoryBackend: SettingsBackend {
     storage.withLock { $0[key] }
   }
 
-  /// Stores a value for a key, or removes the key when `value` is `nil`. Never throws: memory can
-  /// hold every property-list value.
+  /// Stores a value for a key, or removes the key when `value` is `nil`.
+  ///
+  /// Memory could hold any value, but this backend refuses what the file-backed ones refuse on
+  /// every platform, so a model tested in memory behaves the same in production.
   ///
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  public func setValue(_ value: PropertyListValue?, forKey key: String) {
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested more than 511
+  ///   levels deep or holding more than a million values, which no backend could read back from
+  ///   a file.
+  public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+    if let value { try WriteValidation.check(value, key: key) }
     storage.withLock { $0[key] = value }
   }
 

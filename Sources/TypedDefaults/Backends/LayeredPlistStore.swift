@@ -19,7 +19,7 @@ import Foundation
 /// )
 /// try store.setValue("https://api.example.com", forKey: "serverURL")  // persistent layer
 /// try store.setValue(true, forKey: "verboseLogging", in: .runtime)   // this run only
-/// store.layer(forKey: "serverURL")                                   // .persistent
+/// let source = store.layer(forKey: "serverURL")                      // .persistent
 /// try store.saveIfNeeded()
 /// ```
 ///
@@ -161,12 +161,21 @@ public final class LayeredPlistStore: SettingsBackend {
   ///   (``SettingsError/Code/fileNotReadable``, ``SettingsError/Code/fileTooLarge``), isn't a
   ///   property list (``SettingsError/Code/corruptFile``), or has a root that isn't a dictionary
   ///   (``SettingsError/Code/wrongRootType``). A missing file is an empty layer.
+  ///   ``SettingsError/Code/fileNotWritable`` if `options` asks to save in the OpenStep format,
+  ///   which can't be written.
   public init(
     persistentFile: URL,
     deliveredFile: URL? = nil,
     bundledFile: URL? = nil,
     options: Options = Options()
   ) throws(SettingsError) {
+    if options.format == .openStep {
+      throw SettingsError(
+        .fileNotWritable,
+        path: persistentFile.path,
+        reason: "OpenStep property lists can be read but not written; save as xml or binary"
+      )
+    }
     let limit = options.maximumFileSize
     self.persistentFile = PropertyListFile(url: persistentFile, maximumSize: limit)
     self.deliveredFile = deliveredFile.map { PropertyListFile(url: $0, maximumSize: limit) }
@@ -268,8 +277,10 @@ public final class LayeredPlistStore: SettingsBackend {
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` when saving XML and a string or key
-  ///   starts with U+FEFF (a byte-order mark), which XML would drop. Nothing is changed then.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply or
+  ///   holding too many values to be read back, and, when `data.plist` is saved as XML, for what
+  ///   XML can't hold: a string or key starting with U+FEFF or holding a control character XML
+  ///   forbids, a non-finite date. Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     try write(value, forKey: key, in: .persistent)
   }
@@ -312,8 +323,11 @@ public final class LayeredPlistStore: SettingsBackend {
   ) throws(SettingsError) {
     // The format is fixed when the store opens, so it can be read without the lock.
     var value = value
-    if let stored = value, layer == .persistent, persistentFormat == .xml {
-      value = try XMLPropertyListRules.normalized(stored, key: key)
+    if let stored = value {
+      try WriteValidation.check(stored, key: key)
+      if layer == .persistent, persistentFormat == .xml {
+        value = try XMLPropertyListRules.normalized(stored, key: key)
+      }
     }
     state.withLock { $0.write(value, forKey: key, in: layer) }
   }

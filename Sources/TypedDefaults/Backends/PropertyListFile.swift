@@ -106,17 +106,29 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   }
 
   private func readData() throws(SettingsError) -> Data? {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-      return nil
+    let attributes: [FileAttributeKey: Any]
+    do {
+      // Follows a symbolic link; a missing file (or a link to nothing) is no file.
+      guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+      attributes = try FileManager.default.attributesOfItem(
+        atPath: url.resolvingSymlinksInPath().path)
+    } catch {
+      throw SettingsError(.fileNotReadable, path: url.path, reason: Self.describe(error))
     }
-    if isDirectory.boolValue {
+    switch attributes[.type] as? FileAttributeType {
+    case .typeRegular?:
+      break
+    case .typeDirectory?:
       throw SettingsError(.fileNotReadable, path: url.path, reason: "It is a directory")
+    default:
+      // A FIFO would block the reader forever; a device is no settings file.
+      throw SettingsError(.fileNotReadable, path: url.path, reason: "It is not a regular file")
     }
     do {
       let handle = try FileHandle(forReadingFrom: url)
       defer { try? handle.close() }
-      let data = try handle.read(upToCount: maximumSize + 1) ?? Data()
+      let limit = maximumSize < Int.max ? maximumSize + 1 : maximumSize
+      let data = try handle.read(upToCount: limit) ?? Data()
       guard data.count <= maximumSize else {
         throw SettingsError(
           .fileTooLarge,
@@ -134,6 +146,15 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
 
   /// Decodes property-list bytes.
   static func decode(_ data: Data, path: String) throws(SettingsError) -> Contents {
+    let limit = FoundationBridge.maximumValueCount
+    if let count = BinaryPropertyListScan.expandedValueCount(of: data, limit: limit), count > limit
+    {
+      throw SettingsError(
+        .corruptFile,
+        path: path,
+        reason: "It expands to more than \(limit) values: objects referred to many times over"
+      )
+    }
     var nativeFormat = PropertyListSerialization.PropertyListFormat.xml
     let object: Any
     do {
@@ -154,6 +175,11 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
         reason = Self.describe(error)
       }
       throw SettingsError(.corruptFile, path: path, reason: reason)
+    }
+    if nativeFormat != .binary, data.starts(with: Data("bplist".utf8)) {
+      // CoreFoundation reads a bare binary header (`bplist00`) as an old-style string.
+      throw SettingsError(
+        .corruptFile, path: path, reason: "The binary property list is truncated or corrupt")
     }
     do {
       let root = try FoundationBridge.value(from: object)
@@ -177,16 +203,47 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// - Parameters:
   ///   - root: The value to store; usually a dictionary.
   ///   - format: ``Format/xml`` (the default) or ``Format/binary``.
+  /// Never writes a file that ``read()`` would refuse: one over ``maximumSize`` bytes, or one
+  /// holding values nested too deeply or too many of them.
+  ///
   /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotWritable`` if the folder
-  ///   doesn't exist or isn't writable, the disk is full, or `format` is ``Format/openStep``. The
-  ///   file is unchanged when this throws.
+  ///   doesn't exist or isn't writable, the disk is full, or `format` is ``Format/openStep``;
+  ///   ``SettingsError/Code/fileTooLarge`` if the encoded file would be over ``maximumSize``;
+  ///   ``SettingsError/Code/valueNotRepresentable`` if `root` is nested too deeply or holds too
+  ///   many values to be read back. The file is unchanged when this throws.
   public func write(_ root: PropertyListValue, format: Format = .xml) throws(SettingsError) {
+    if let problem = WriteValidation.problem(inRoot: root) {
+      throw SettingsError(.valueNotRepresentable, path: url.path, reason: problem.reason)
+    }
     let data = try Self.encode(root, format: format, path: url.path)
+    guard data.count <= maximumSize else {
+      throw SettingsError(
+        .fileTooLarge,
+        path: url.path,
+        reason:
+          "It would be \(data.count) bytes, over the limit of \(maximumSize) that reading accepts"
+      )
+    }
     do {
       try data.write(to: url, options: .atomic)
     } catch {
-      throw SettingsError(.fileNotWritable, path: url.path, reason: Self.describe(error))
+      throw SettingsError(
+        .fileNotWritable, path: url.path, reason: Self.writeFailureReason(error, url))
     }
+  }
+
+  /// The cause of a failed write, naming a missing folder, which Foundation reports as a missing
+  /// file.
+  private static func writeFailureReason(_ error: any Error, _ url: URL) -> String {
+    let folder = url.deletingLastPathComponent()
+    var isDirectory: ObjCBool = false
+    if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+      return "The folder '\(folder.path)' does not exist"
+    }
+    if !isDirectory.boolValue {
+      return "'\(folder.path)' is not a folder"
+    }
+    return describe(error)
   }
 
   /// Encodes a value as property-list bytes.

@@ -50,16 +50,39 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   private let domainName: String
   private let flushScheduled = Locked(false)
 
+  /// The backend over `UserDefaults.standard`, the app's own domain.
+  public static let standard = UserDefaultsBackend()
+
+  /// Creates a backend over `UserDefaults.standard`, the app's own domain.
+  ///
+  /// - Parameter flushDelay: Seconds between a write and its flush to disk on Linux; 0.5 by
+  ///   default.
+  public convenience init(flushDelay: Double = 0.5) {
+    self.init(.standard, suiteName: nil, flushDelay: flushDelay)
+  }
+
   /// Creates a backend over a suite (a named `UserDefaults` domain), as
   /// `UserDefaults(suiteName:)` does.
+  ///
+  /// On Linux, a suite file that exists but is corrupt (CoreFoundation would silently treat the
+  /// suite as empty, then overwrite the file at the next save) is first moved aside, to
+  /// `<suite>.plist.corrupt-<date>` beside it, and reported as a ``SettingsDiagnostic``.
   ///
   /// - Parameters:
   ///   - suiteName: The suite's name, typically a reverse-DNS identifier such as
   ///     `com.example.player`.
   ///   - flushDelay: Seconds between a write and its flush to disk on Linux; 0.5 by default.
-  /// - Precondition: Foundation accepts the name. `UserDefaults(suiteName:)` refuses the global
-  ///   domain's name and, on Apple platforms, the app's own bundle identifier.
+  /// - Precondition: The name is not empty and holds no `/` (on Linux it names a file), and
+  ///   Foundation accepts it: `UserDefaults(suiteName:)` refuses the global domain's name and, on
+  ///   Apple platforms, the app's own bundle identifier.
   public convenience init(suiteName: String, flushDelay: Double = 0.5) {
+    precondition(
+      !suiteName.isEmpty && !suiteName.contains("/"),
+      "'\(suiteName)' is not a valid suite name: it must be non-empty and hold no '/'"
+    )
+    #if !canImport(Darwin)
+      Self.setAsideCorruptFile(of: suiteName)
+    #endif
     guard let defaults = UserDefaults(suiteName: suiteName) else {
       preconditionFailure("UserDefaults refuses the suite name '\(suiteName)'")
     }
@@ -69,13 +92,12 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// Creates a backend over an existing `UserDefaults` instance.
   ///
   /// - Parameters:
-  ///   - userDefaults: The instance to read and write; `.standard` by default.
+  ///   - userDefaults: The instance to read and write.
   ///   - suiteName: The suite `userDefaults` was created with, or `nil` for the standard
-  ///     defaults. It names the persistent domain that ``dictionaryRepresentation()`` lists.
+  ///     defaults. It names the persistent domain that ``dictionaryRepresentation()`` lists, so
+  ///     it must match.
   ///   - flushDelay: Seconds between a write and its flush to disk on Linux; 0.5 by default.
-  public init(
-    _ userDefaults: UserDefaults = .standard, suiteName: String? = nil, flushDelay: Double = 0.5
-  ) {
+  public init(_ userDefaults: UserDefaults, suiteName: String?, flushDelay: Double = 0.5) {
     self.userDefaults = userDefaults
     self.suiteName = suiteName
     self.flushDelay = flushDelay
@@ -83,6 +105,77 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     self.name = suiteName.map { "UserDefaults(suite: \($0))" } ?? "UserDefaults(standard)"
   }
+
+  /// The file swift-corelibs-foundation keeps the domain in on Linux:
+  /// `$XDG_CONFIG_HOME/<domain>.plist`, or `$HOME/.config/<domain>.plist`. `nil` on Apple
+  /// platforms, where the system manages preference files.
+  public var fileURL: URL? {
+    #if canImport(Darwin)
+      nil
+    #else
+      Self.fileURL(ofDomain: domainName)
+    #endif
+  }
+
+  #if !canImport(Darwin)
+    /// Where corelibs keeps a domain's file: it honours an absolute `XDG_CONFIG_HOME`, else
+    /// `$HOME/.config` (`$HOME`, not the password database, as corelibs does).
+    static func fileURL(ofDomain domain: String) -> URL {
+      let environment = ProcessInfo.processInfo.environment
+      let configHome: URL
+      if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+        configHome = URL(fileURLWithPath: xdg, isDirectory: true)
+      } else {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        configHome = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config")
+      }
+      return configHome.appendingPathComponent("\(domain).plist")
+    }
+
+    /// Moves a corrupt suite file aside before CoreFoundation can treat it as empty and overwrite
+    /// it, and reports it.
+    ///
+    /// CoreFoundation rewrites suite files in place, so another process may be halfway through
+    /// writing one: a file is judged corrupt only if it stays unreadable, with the same bytes,
+    /// over three more reads 100 ms apart (CoreFoundation itself retries three times).
+    private static func setAsideCorruptFile(of suiteName: String) {
+      let file = PropertyListFile(url: fileURL(ofDomain: suiteName))
+      guard let problem = persistentReadProblem(file) else { return }
+      let name = "UserDefaults(suite: \(suiteName))"
+      let message: String
+      do {
+        let aside = try CorruptFiles.moveAside(file.url)
+        message = "\(problem); moved it to '\(aside.path)' and started the suite empty"
+      } catch {
+        message = "\(problem); could not move it aside: \(error.reason)"
+      }
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(kind: .corruptFile, key: nil, backend: name, message: message))
+    }
+
+    /// The error a file keeps giving, unchanged, over three more reads 100 ms apart; `nil` if it
+    /// reads, is missing, or keeps changing (another process is writing it).
+    private static func persistentReadProblem(_ file: PropertyListFile) -> SettingsError? {
+      var previous = try? Data(contentsOf: file.url)
+      var stableFailures = 0
+      for _ in 0..<20 {
+        do {
+          _ = try file.readDictionary()
+          return nil
+        } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+          stableFailures += 1
+          if stableFailures > 3 { return error }
+          Thread.sleep(forTimeInterval: 0.1)
+          let current = try? Data(contentsOf: file.url)
+          if current != previous { stableFailures = 0 }
+          previous = current
+        } catch {
+          return nil  // unreadable for another reason (permissions): leave it to Foundation
+        }
+      }
+      return nil
+    }
+  #endif
 
   // MARK: - Reading and writing
 
@@ -120,10 +213,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  /// - Throws: On Linux, ``SettingsError/Code/valueNotRepresentable`` for a string or key that
-  ///   starts with U+FEFF (a byte-order mark), which the XML file would drop.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply or
+  ///   holding too many values to be read back; on Linux also for what its XML file can't hold: a
+  ///   string or key starting with U+FEFF or holding a control character XML forbids, a
+  ///   non-finite date. Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if var value {
+      try WriteValidation.check(value, key: key)
       #if !canImport(Darwin)
         value = try XMLPropertyListRules.normalized(value, key: key)
       #endif
@@ -169,6 +265,22 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     return userDefaults.synchronize()
   }
 
+  /// Flushes on the library's own initiative (after a write, at exit), reporting a failure, since
+  /// no caller is there to see the result.
+  fileprivate func flushReportingFailure() {
+    guard !synchronize() else { return }
+    let location = fileURL.map { " to '\($0.path)'" } ?? ""
+    SettingsDiagnostics.report(
+      SettingsDiagnostic(
+        kind: .saveFailed,
+        key: nil,
+        backend: name,
+        message: "UserDefaults.synchronize() failed to write \(name)\(location); its changes stay "
+          + "in memory until a later synchronize() succeeds"
+      )
+    )
+  }
+
   private func scheduleFlush() {
     #if !canImport(Darwin)
       let alreadyScheduled = flushScheduled.withLock { scheduled in
@@ -178,7 +290,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       guard !alreadyScheduled else { return }
       PendingFlushes.add(self)
       DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + flushDelay) { [self] in
-        if flushScheduled.withLock({ $0 }) { _ = synchronize() }
+        if flushScheduled.withLock({ $0 }) { flushReportingFailure() }
       }
     #endif
   }
@@ -204,7 +316,7 @@ private enum PendingFlushes {
   static func flushAll() {
     let pending = backends.withLock { Array($0.values) }
     for backend in pending {
-      backend.synchronize()
+      backend.flushReportingFailure()
     }
   }
 }

@@ -3,9 +3,12 @@ import Foundation
 /// What an XML property list written and read back by CoreFoundation keeps of a value.
 ///
 /// Measured with swift-corelibs-foundation (and matching Apple's documented XML format): dates
-/// keep whole seconds (the writer rounds down), `-0.0` comes back as `0.0`, and a string or key
-/// that starts with U+FEFF (a byte-order mark) comes back without it. Everything else (every
-/// integer, every other real bit for bit, infinities, NaN, control characters) survives.
+/// keep whole seconds (the writer rounds down); `-0.0` comes back as `0.0`; a string or key that
+/// starts with U+FEFF (a byte-order mark) comes back without it; a non-finite date is written as
+/// text no reader accepts, which makes the whole file unreadable; and control characters other
+/// than tab, line feed and carriage return are written raw, which XML forbids, so other plist
+/// readers (Python's plistlib, for one) reject the file. Everything else (every integer, every
+/// other real bit for bit, infinities and NaN as reals) survives.
 ///
 /// Backends whose values end up in an XML file (``LayeredPlistStore`` saving XML, and
 /// ``UserDefaultsBackend`` on Linux, where corelibs keeps suites as XML) store what the file will
@@ -16,7 +19,7 @@ enum XMLPropertyListRules {
   /// `-0.0` as `0.0`.
   ///
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a string or dictionary key that
-  ///   starts with U+FEFF, which the XML round trip would silently drop.
+  ///   starts with U+FEFF or holds a control character XML forbids, or a non-finite date.
   static func normalized(
     _ value: PropertyListValue, key: String
   ) throws(SettingsError)
@@ -35,13 +38,20 @@ enum XMLPropertyListRules {
     switch value {
     case .date(let date):
       let seconds = date.timeIntervalSinceReferenceDate
+      guard seconds.isFinite else {
+        throw SettingsError(
+          .valueNotRepresentable,
+          key: key,
+          reason:
+            "A date\(at(path())) is not finite (\(seconds) s), which an XML property list can't hold"
+        )
+      }
       let whole = seconds.rounded(.down)
-      return whole == seconds || !seconds.isFinite
-        ? nil : .date(Date(timeIntervalSinceReferenceDate: whole))
+      return whole == seconds ? nil : .date(Date(timeIntervalSinceReferenceDate: whole))
     case .real(let real):
       return real == 0 && real.sign == .minus ? .real(0) : nil
     case .string(let string):
-      try checkNoByteOrderMark(string, key: key, path: path())
+      try checkText(string, key: key, path: path())
       return nil
     case .array(var elements):
       var changed = false
@@ -57,7 +67,7 @@ enum XMLPropertyListRules {
     case .dictionary(var entries):
       var changed = false
       for (entryKey, entry) in entries {
-        try checkNoByteOrderMark(entryKey, key: key, path: "\(path()) (a key)")
+        try checkText(entryKey, key: key, path: "\(path()) (a key)")
         if let normalized = try normalizedIfChanged(
           entry, key: key, path: "\(path())[\"\(entryKey)\"]")
         {
@@ -71,18 +81,42 @@ enum XMLPropertyListRules {
     }
   }
 
-  private static func checkNoByteOrderMark(
-    _ string: String,
-    key: String,
-    path: String
-  ) throws(SettingsError) {
-    guard string.unicodeScalars.first == "\u{FEFF}" else { return }
-    throw SettingsError(
-      .valueNotRepresentable,
-      key: key,
-      reason:
-        "A string\(path.isEmpty ? "" : " at \(path)") starts with U+FEFF (a byte-order mark), "
-        + "which an XML property list drops"
-    )
+  private static func at(_ path: String) -> String {
+    path.isEmpty ? "" : " at \(path)"
+  }
+
+  private static func checkText(_ string: String, key: String, path: String) throws(SettingsError) {
+    if string.unicodeScalars.first == "\u{FEFF}" {
+      throw SettingsError(
+        .valueNotRepresentable,
+        key: key,
+        reason:
+          "A string\(at(path)) starts with U+FEFF (a byte-order mark), which an XML property list drops"
+      )
+    }
+    if let scalar = string.unicodeScalars.first(where: isForbiddenInXML) {
+      let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+      throw SettingsError(
+        .valueNotRepresentable,
+        key: key,
+        reason: "A string\(at(path)) holds the control character \(code), which XML can't hold"
+      )
+    }
+  }
+
+  /// Characters XML 1.0 can't hold: the C0 controls other than tab, line feed and carriage
+  /// return, and the two noncharacters U+FFFE and U+FFFF.
+  private static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x9, 0xA, 0xD: false
+    case 0..<0x20, 0xFFFE, 0xFFFF: true
+    default: false
+    }
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

@@ -26,6 +26,9 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public static let writeFailed = Kind(rawValue: "writeFailed")
     /// A background save or flush failed; the changes stay in memory for the next attempt.
     public static let saveFailed = Kind(rawValue: "saveFailed")
+    /// A file a backend relies on was corrupt; it was moved aside (never overwritten) and the
+    /// backend carried on without its contents.
+    public static let corruptFile = Kind(rawValue: "corruptFile")
 
     /// The kind's identifier.
     public var description: String { rawValue }

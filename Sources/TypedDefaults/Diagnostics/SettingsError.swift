@@ -6,7 +6,7 @@
 /// ```swift
 /// do {
 ///   let store = try LayeredPlistStore(persistentFile: url)
-/// } catch let error as SettingsError where error.code == .corruptFile {
+/// } catch where error.code == .corruptFile {  // the initializer throws only SettingsError
 ///   print(error)  // Cannot read the property list at '/…/data.plist': …
 /// }
 /// ```
@@ -78,7 +78,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .wrongRootType:
       subject = "The property list at '\(path ?? "?")' has the wrong root type"
     case .fileTooLarge:
-      subject = "The property list at '\(path ?? "?")' is too large to read"
+      subject = "The property list at '\(path ?? "?")' is too large"
     case .fileNotWritable:
       subject = "Cannot write the property list at '\(path ?? "?")'"
     case .valueNotRepresentable:

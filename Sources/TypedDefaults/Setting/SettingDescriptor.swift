@@ -30,15 +30,26 @@ public struct SettingDescriptor: Sendable, Equatable, CustomStringConvertible {
   /// `nil` for an optional setting that reads `nil`.
   public let valueDescription: String
 
+  /// Whether the setting reads its default: nothing is stored, or what is stored can't be read as
+  /// ``valueType`` (see ``storedValue``).
+  public let readsDefaultValue: Bool
+
   /// The setting's Swift type's name, as it is spelled in code: `Double`, `Date?`, `[String]`.
   public var typeName: String { TypeNames.sugared(valueType) }
 
   /// Whether the backend holds a value for the key.
   public var hasStoredValue: Bool { storedValue != nil }
 
-  /// `key: Type = value`, followed by `(default)` when nothing is stored.
+  /// `key: Type = value`, followed by `(default)` when nothing is stored, or
+  /// `(default; the stored … can't be read)` when what is stored can't be read as the type.
   public var description: String {
-    "\(key): \(typeName) = \(valueDescription)" + (hasStoredValue ? "" : " (default)")
+    let marker: String
+    if let storedValue, readsDefaultValue {
+      marker = " (default; the stored \(storedValue.kind) \(storedValue) can't be read)"
+    } else {
+      marker = readsDefaultValue ? " (default)" : ""
+    }
+    return "\(key): \(typeName) = \(valueDescription)\(marker)"
   }
 
   /// Compares every field; types compare by identity.
@@ -53,5 +64,6 @@ public struct SettingDescriptor: Sendable, Equatable, CustomStringConvertible {
       && lhs.declaringTypeName == rhs.declaringTypeName && lhs.defaultValue == rhs.defaultValue
       && lhs.storedValue == rhs.storedValue && lhs.value == rhs.value
       && lhs.valueDescription == rhs.valueDescription
+      && lhs.readsDefaultValue == rhs.readsDefaultValue
   }
 }

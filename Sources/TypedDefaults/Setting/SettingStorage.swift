@@ -86,7 +86,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   func reportMismatch(_ stored: PropertyListValue, backend: any SettingsBackend) {
     let isNew = lastReportedMismatch.withLock { last in
       defer { last = stored }
-      return last != stored
+      return last.map { !$0.isIdentical(to: stored) } ?? true
     }
     guard isNew else { return }
     let why = Value.readFailureReason(for: stored).map { " (\($0))" } ?? ""
@@ -99,7 +99,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         storedValue: stored,
         message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind)) "
           + "(\(stored)) that can't be read as \(Value.typeName)\(why); using the default "
-          + "(\(defaultValue)) and leaving the stored value untouched"
+          + "(\(ValueDescription.of(defaultValue))) and leaving the stored value untouched"
       )
     )
   }

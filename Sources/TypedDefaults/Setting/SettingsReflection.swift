@@ -19,12 +19,6 @@ extension Setting: SettingProperty {
     let backend = storage.boundBackend
     let stored = backend.value(forKey: storage.key)
     let current = storage.read()
-    let currentDescription: String
-    if let optional = current as? any OptionalProtocol {
-      currentDescription = optional.wrappedAny.map { String(describing: $0) } ?? "nil"
-    } else {
-      currentDescription = String(describing: current)
-    }
     return SettingDescriptor(
       propertyName: propertyName,
       key: storage.key,
@@ -33,7 +27,8 @@ extension Setting: SettingProperty {
       defaultValue: try? storage.defaultValue.propertyListValue(),
       storedValue: stored,
       value: try? current.propertyListValue(),
-      valueDescription: currentDescription
+      valueDescription: ValueDescription.of(current),
+      readsDefaultValue: stored.map { Value(propertyListValue: $0) == nil } ?? true
     )
   }
 }

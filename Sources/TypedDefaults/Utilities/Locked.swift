@@ -5,7 +5,7 @@ import Foundation
 /// Built on `NSLock` (a pthread mutex on Linux) rather than `Synchronization.Mutex`: on Linux,
 /// `Mutex` uses futexes that ThreadSanitizer cannot see, so it reports correct code as racy, while
 /// a pthread mutex is understood by TSan. Uncontended, it is also the faster of the two here (see
-/// Docs/Performance.md).
+/// Docs/Design.md).
 @usableFromInline
 final class Locked<State> {
   @usableFromInline let lock = NSLock()

@@ -197,9 +197,10 @@ extension PropertyListValue: ExpressibleByDictionaryLiteral {
 // MARK: - Description
 
 extension PropertyListValue: CustomStringConvertible {
-  /// A compact, old-style (OpenStep) property-list rendering of the value, as `defaults read`
-  /// prints it: strings quoted when needed, dictionaries with sorted keys, dates in ISO 8601 and
-  /// data in hexadecimal.
+  /// A compact rendering of the value in the style of old-style (OpenStep) property lists:
+  /// strings quoted when needed, dictionaries with sorted keys, dates in ISO 8601 and data in
+  /// hexadecimal. Booleans print as `true` and `false`, so they can't be mistaken for the
+  /// integers 1 and 0.
   public var description: String {
     var output = ""
     write(to: &output)
@@ -215,7 +216,7 @@ extension PropertyListValue: CustomStringConvertible {
     case .real(let value):
       output += value.description
     case .bool(let value):
-      output += value ? "1" : "0"
+      output += value ? "true" : "false"
     case .date(let value):
       output += "\"\(value.formatted(.iso8601))\""
     case .data(let value):

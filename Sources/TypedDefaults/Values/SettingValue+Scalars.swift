@@ -104,6 +104,7 @@ extension SettingValue where Self: FixedWidthInteger & Codable {
   public static func readFailureReason(for value: PropertyListValue) -> String? {
     switch value {
     case .integer: "out of the range of \(Self.self), \(Self.min)...\(Self.max)"
+    case .real(let real) where !real.isFinite: "not a finite number"
     case .real(let real) where real.rounded(.towardZero) != real: "it has a fractional part"
     case .real: "out of the range of \(Self.self), \(Self.min)...\(Self.max)"
     default: nil
@@ -140,7 +141,10 @@ extension Double: SettingValue {
     case .bool(let value):
       self = value ? 1 : 0
     case .string(let value):
-      guard let converted = Double(value) else { return nil }
+      // A string that overflows ("1e400") would read as infinity: information lost, so refused.
+      guard let converted = Double(value), converted.isFinite || !Self.looksFinite(value) else {
+        return nil
+      }
       self = converted
     default:
       return nil
@@ -153,6 +157,13 @@ extension Double: SettingValue {
   @inlinable
   public func propertyListValue() -> PropertyListValue? {
     .real(self)
+  }
+
+  /// Whether a numeric string names a finite number rather than `inf` or `nan`.
+  @usableFromInline
+  static func looksFinite(_ text: String) -> Bool {
+    let lowered = text.lowercased()
+    return !(lowered.contains("inf") || lowered.contains("nan"))
   }
 
   /// Returns `nil`: the diagnostic's description of the stored value says enough.
@@ -173,7 +184,8 @@ extension Float: SettingValue {
     switch propertyListValue {
     case .real(let value):
       let rounded = Float(value)
-      guard rounded.isFinite || !value.isFinite else { return nil }
+      // Refuse what Float can't hold at all: overflow to infinity, underflow to zero.
+      guard rounded.isFinite || !value.isFinite, rounded != 0 || value == 0 else { return nil }
       self = rounded
     case .integer(let value):
       guard let exact = value.exactDoubleValue, let converted = Float(exactly: exact) else {
@@ -183,7 +195,9 @@ extension Float: SettingValue {
     case .bool(let value):
       self = value ? 1 : 0
     case .string(let value):
-      guard let converted = Float(value) else { return nil }
+      guard let converted = Float(value), converted.isFinite || !Double.looksFinite(value) else {
+        return nil
+      }
       self = converted
     default:
       return nil
@@ -204,7 +218,7 @@ extension Float: SettingValue {
   /// - Returns: A one-line reason, or `nil`.
   public static func readFailureReason(for value: PropertyListValue) -> String? {
     switch value {
-    case .real: "beyond the range of Float"
+    case .real: "beyond the range of Float (too large, or too small to be told from zero)"
     case .integer: "no Float is exactly equal to it"
     default: nil
     }
@@ -317,11 +331,14 @@ extension URL: SettingValue {
     }
   }
 
-  /// Stores the URL as its absolute string.
+  /// Stores a file URL as its path, as `UserDefaults.set(_:forKey:)` does, so
+  /// `UserDefaults.url(forKey:)` reads it back; stores any other URL as its absolute string,
+  /// readable by people and plist tools (`UserDefaults.url(forKey:)` would instead expect an
+  /// archive, so read such a value with `string(forKey:)` and `URL(string:)`).
   ///
   /// - Returns: ``PropertyListValue/string(_:)``.
   public func propertyListValue() -> PropertyListValue? {
-    .string(absoluteString)
+    .string(isFileURL ? standardizedFileURL.path : absoluteString)
   }
 
   /// Returns `nil`: the diagnostic's description of the stored value says enough.

@@ -1,0 +1,66 @@
+/// Checks, before a value is stored, that it can be read back: the reading side refuses values
+/// nested deeper than ``FoundationBridge/maximumDepth`` or holding more than
+/// ``FoundationBridge/maximumValueCount`` values (its defences against hostile files), so the
+/// backends and ``PropertyListFile`` refuse to write such a value rather than store something the
+/// next launch can't read.
+enum WriteValidation {
+  enum Problem {
+    case tooDeep, tooMany
+
+    var reason: String {
+      switch self {
+      case .tooDeep:
+        "It is nested more than \(FoundationBridge.maximumDepth) levels deep, deeper than can be read back"
+      case .tooMany:
+        "It holds more than \(FoundationBridge.maximumValueCount) values, more than can be read back"
+      }
+    }
+  }
+
+  /// Throws if `value`, stored under `key` in a root dictionary, could not be read back.
+  ///
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key and the limit.
+  static func check(_ value: PropertyListValue, key: String) throws(SettingsError) {
+    switch value {
+    case .array, .dictionary: break
+    default: return  // Scalars are always readable.
+    }
+    var count = 1  // the root dictionary holding the key
+    if let problem = problem(in: value, depth: 1, count: &count) {
+      throw SettingsError(.valueNotRepresentable, key: key, reason: problem.reason)
+    }
+  }
+
+  /// The reason a whole file's root could not be read back, or `nil` if it can.
+  static func problem(inRoot root: PropertyListValue) -> Problem? {
+    var count = 0
+    return problem(in: root, depth: 0, count: &count)
+  }
+
+  /// What stops `value`, read at `depth`, from being read back; stops at the first problem, so
+  /// neither a deep nor a huge value is walked to its end.
+  private static func problem(
+    in value: PropertyListValue,
+    depth: Int,
+    count: inout Int
+  ) -> Problem? {
+    count += 1
+    guard count <= FoundationBridge.maximumValueCount else { return .tooMany }
+    switch value {
+    case .array(let elements):
+      // The reader accepts a container at depth d when d < maximumDepth.
+      guard depth < FoundationBridge.maximumDepth else { return .tooDeep }
+      for element in elements {
+        if let problem = problem(in: element, depth: depth + 1, count: &count) { return problem }
+      }
+    case .dictionary(let entries):
+      guard depth < FoundationBridge.maximumDepth else { return .tooDeep }
+      for entry in entries.values {
+        if let problem = problem(in: entry, depth: depth + 1, count: &count) { return problem }
+      }
+    default:
+      break
+    }
+    return nil
+  }
+}
