@@ -21,4 +21,5 @@ struct AppConfig: SettingsGroup {
   @Setting("FeatureNewPlayer") var newPlayerEnabled = false
   @Setting("LastConfigSync") var lastConfigSync: Date?
   @Setting("LaunchCount") var launchCount = 0
+  @Setting("Theme") var theme = "light"
 }

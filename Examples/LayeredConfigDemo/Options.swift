@@ -1,4 +1,5 @@
 import Foundation
+import TypedDefaults
 
 /// A failure the demo reports as one line on standard error.
 struct DemoError: Error, CustomStringConvertible {
@@ -16,7 +17,8 @@ struct Options {
     read it back.
 
       --data-dir PATH  where data.plist and the sample files live (default: the environment
-                       variable LAYERED_CONFIG_DEMO_DIR, else a per-user data directory)
+                       variable LAYERED_CONFIG_DEMO_DIR, else the per-user data folder,
+                       ~/.local/share/LayeredConfigDemo on Linux)
       --bundled PATH   use this Info.plist as the bundled layer instead of the embedded sample
       --reset          delete data.plist, so the next run is a first run again
       --help           show this help
@@ -46,27 +48,14 @@ struct Options {
     }
   }
 
-  /// The data directory: `--data-dir`, else `$LAYERED_CONFIG_DEMO_DIR`, else the per-user default
-  /// (Application Support on Apple platforms, `$XDG_DATA_HOME` or `~/.local/share` elsewhere).
-  func resolvedDataDirectory() -> URL {
-    let environment = ProcessInfo.processInfo.environment
+  /// The data directory: `--data-dir`, else `$LAYERED_CONFIG_DEMO_DIR`, else the per-user data
+  /// folder ``StandardLocation/data`` gives (Application Support on Apple platforms,
+  /// `$XDG_DATA_HOME` or `~/.local/share` elsewhere), created if missing.
+  func resolvedDataDirectory() throws -> URL {
     if let dataDirectory { return dataDirectory }
-    if let path = environment["LAYERED_CONFIG_DEMO_DIR"], !path.isEmpty {
+    if let path = ProcessInfo.processInfo.environment["LAYERED_CONFIG_DEMO_DIR"], !path.isEmpty {
       return URL(fileURLWithPath: path)
     }
-    #if canImport(Darwin)
-      let base = URL.applicationSupportDirectory
-    #else
-      // XDG Base Directory spec: ignore an unset, empty or relative XDG_DATA_HOME.
-      let base =
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-          URL(fileURLWithPath: xdg)
-        } else {
-          // $HOME first, as the spec says (URL.homeDirectory ignores it on Linux).
-          URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
-            .appending(path: ".local/share")
-        }
-    #endif
-    return base.appending(path: "TypedDefaults/LayeredConfigDemo")
+    return try StandardLocation.data.directory(for: "LayeredConfigDemo")
   }
 }

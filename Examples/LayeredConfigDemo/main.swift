@@ -6,7 +6,7 @@ import Foundation
 import TypedDefaults
 
 func run(_ options: Options) throws {
-  let directory = options.resolvedDataDirectory()
+  let directory = try options.resolvedDataDirectory()
   let dataFile = directory.appending(path: "data.plist")
   if options.reset { return try reset(dataFile) }
 
@@ -51,6 +51,14 @@ func run(_ options: Options) throws {
     print("Runtime layer: \(runtimeCount) keys (the first run's override was never saved).")
   }
   print()
+  print("Theme this run: \(config.theme)")
+  if isFirstRun {
+    // HuConfigration's "temp" writes: saved now, seen only from the next launch.
+    try store.setValueForNextLaunch("dark", forKey: "Theme")
+    print(
+      "  store.setValueForNextLaunch(\"dark\", forKey: \"Theme\"): still \(config.theme) this run")
+  }
+  print()
 
   // 4. The app writes through its typed settings: writes go to the persistent layer.
   config.launchCount += 1
@@ -85,8 +93,8 @@ func receiveConfiguration(into store: LayeredPlistStore) throws {
     "FeatureNewPlayer": true,
     "LastConfigSync": .date(Date()),
   ]
-  print("Server-delivered config -> persistent layer, store.setValue(_:forKey:):")
-  for (key, value) in fromServer { try store.setValue(value, forKey: key) }
+  print("Server-delivered config -> persistent layer, store.applyServerConfiguration(_:):")
+  try store.applyServerConfiguration(fromServer)
   printValues(fromServer)
 
   let override: PropertyListValue = "http://localhost:8080/v1"
@@ -111,12 +119,8 @@ func printSettings(_ config: AppConfig, in store: LayeredPlistStore) {
 
 /// Prints the value each layer holds for `key`, and which one a read returns.
 func explain(_ key: String, in store: LayeredPlistStore) {
-  print("Explain \"\(key)\" (store.value(forKey:in:) for each layer):")
-  let winner = store.layer(forKey: key)
-  for layer in LayeredPlistStore.Layer.allCases {
-    let value = store.value(forKey: key, in: layer).map(String.init(describing:)) ?? "-"
-    print("  " + layer.description.padded(to: 10), value + (layer == winner ? "   <- wins" : ""))
-  }
+  print("store.explain(\"\(key)\"): what each layer holds, and which one wins:")
+  print(store.explain(key))
 }
 
 func printValues(_ values: [String: PropertyListValue]) {

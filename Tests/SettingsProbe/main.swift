@@ -6,6 +6,10 @@
 //   SettingsProbe layered <data.plist path> set <key> <kind>:<value>  (then saves)
 //   SettingsProbe layered <data.plist path> get <key>
 //   SettingsProbe <backend> <location> dump
+//   SettingsProbe layered <data.plist path> set-nosave <key> <kind>:<value>  (saved at exit)
+//   SettingsProbe layered <data.plist path> write-keys <prefix> <count>  (a save per key)
+//   SettingsProbe layered <data.plist path> save-loop  (saves state 0, 1, 2… until killed,
+//     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -54,6 +58,27 @@ do {
     fail("unknown backend '\(kind)'")
   }
   switch command {
+  case "set-nosave":
+    guard arguments.count == 5 else { fail("set-nosave needs a value") }
+    try backend.setValue(parse(arguments[4]), forKey: key)
+  case "write-keys":
+    guard let store = backend as? LayeredPlistStore, arguments.count == 5,
+      let count = Int(arguments[4])
+    else { fail("write-keys needs a layered store, a prefix and a count") }
+    for index in 0..<count {
+      try store.setValue(.integer(.init(Int64(index))), forKey: "\(key).\(index)")
+      try store.save()
+    }
+  case "save-loop":
+    guard let store = backend as? LayeredPlistStore else { fail("save-loop needs a layered store") }
+    var counter: Int64 = 0
+    while true {
+      try store.setValue(.integer(.init(counter)), forKey: "counter")
+      try store.setValue(.string(String(repeating: "\(counter) ", count: 500)), forKey: "payload")
+      try store.save()
+      FileHandle.standardOutput.write(Data("saved \(counter)\n".utf8))
+      counter += 1
+    }
   case "set":
     guard arguments.count == 5 else { fail("set needs a value") }
     try backend.setValue(parse(arguments[4]), forKey: key)

@@ -193,17 +193,20 @@ private struct StoreFixture {
     (Data(), "The file is empty"),
     (Data("bplist00\u{1}\u{2}".utf8), "Cannot read the property list"),
   ])
-  func aCorruptFileIsATypedErrorNamingThePath(_ bytes: Data, _ expected: String) throws {
-    for layer in ["persistent", "delivered", "bundled"] {
+  func aCorruptDeliveredOrBundledFileIsATypedErrorNamingThePath(
+    _ bytes: Data, _ expected: String
+  )
+    throws
+  {
+    for layer in ["delivered", "bundled"] {
       let fixture = try StoreFixture()
       let url = fixture.directory.file("\(layer).plist")
       try bytes.write(to: url)
       let error = #expect(throws: SettingsError.self) {
-        switch layer {
-        case "persistent": _ = try LayeredPlistStore(persistentFile: url)
-        case "delivered":
+        if layer == "delivered" {
           _ = try LayeredPlistStore(persistentFile: fixture.persistent, deliveredFile: url)
-        default: _ = try LayeredPlistStore(persistentFile: fixture.persistent, bundledFile: url)
+        } else {
+          _ = try LayeredPlistStore(persistentFile: fixture.persistent, bundledFile: url)
         }
       }
       #expect(error?.code == .corruptFile)
@@ -211,7 +214,7 @@ private struct StoreFixture {
       #expect(error?.description.contains(url.path) == true)
       #expect(error?.description.contains(expected) == true, "\(error?.description ?? "")")
       #expect(error?.reason.isEmpty == false)
-      // The file is left exactly as it was.
+      // A file the store doesn't own is left exactly as it was.
       #expect(try Data(contentsOf: url) == bytes)
     }
   }

@@ -40,6 +40,9 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let valueNotRepresentable = Code(rawValue: "valueNotRepresentable")
     /// A write named a layer that is read-only.
     public static let readOnlyLayer = Code(rawValue: "readOnlyLayer")
+    /// A standard folder can't be used: something else is in its place, or it can't be created
+    /// or written.
+    public static let directoryNotUsable = Code(rawValue: "directoryNotUsable")
 
     /// The code's identifier.
     public var description: String { rawValue }
@@ -85,6 +88,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       subject = "Cannot store the value for '\(key ?? "?")'"
     case .readOnlyLayer:
       subject = "Cannot write '\(key ?? "?")'"
+    case .directoryNotUsable:
+      subject = "Cannot use the folder '\(path ?? "?")'"
     default:
       subject = [path.map { "'\($0)'" }, key.map { "'\($0)'" }].compactMap { $0 }
         .joined(separator: " ")

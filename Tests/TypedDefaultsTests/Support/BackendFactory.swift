@@ -31,9 +31,14 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
 
   /// Runs `body` with a fresh instance (backend and reload), cleaning up after it.
   func withInstance<Result>(_ body: (Instance) async throws -> Result) async throws -> Result {
-    let instance = try make()
-    defer { withExtendedLifetime(instance.resources) {} }
-    return try await body(instance)
+    var instance: Instance? = try make()
+    // Release the backend before the folder or suite behind it, so that a store saving its
+    // unsaved changes as it goes still finds its folder.
+    let resources = instance?.resources ?? []
+    defer { withExtendedLifetime(resources) {} }
+    defer { instance = nil }
+    guard let current = instance else { preconditionFailure("make() returned an instance") }
+    return try await body(current)
   }
 
   static let inMemory = BackendFactory(name: "InMemoryBackend", storesXML: false) {

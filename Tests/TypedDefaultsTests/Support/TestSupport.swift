@@ -51,12 +51,27 @@ final class TemporaryDirectory: Sendable {
   let url: URL
 
   init() throws {
+    _ = Self.ignoringSavesIntoRemovedFolders
     url = FileManager.default.temporaryDirectory
       .appendingPathComponent("TypedDefaultsTests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
   func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  /// A store saves unsaved changes when it is released; a test's store released after the test's
+  /// temporary folder is gone can't, and would report it on standard error. Those reports are
+  /// dropped; every other diagnostic still goes to standard error (tests that check diagnostics
+  /// install their own handler for the task).
+  private static let ignoringSavesIntoRemovedFolders: Void = {
+    SettingsDiagnostics.handler = { diagnostic in
+      let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "TypedDefaultsTests-"
+      ).path
+      if diagnostic.kind == .saveFailed, diagnostic.message.contains(path) { return }
+      SettingsDiagnostics.standardErrorHandler(diagnostic)
+    }
+  }()
 
   deinit {
     try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)

@@ -7,12 +7,11 @@ enum CorruptFiles {
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` if the file can't be renamed.
   static func moveAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {
+    // 20261130T154000Z: sorts by time, and holds no character a file name can't.
     let stamp = now.formatted(
-      Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(
-        includingFractionalSeconds: false
-      )
-      .dateSeparator(.omitted).timeSeparator(.omitted)
-    )
+      Date.ISO8601FormatStyle(
+        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted,
+        timeZone: .gmt))
     var candidate = url.deletingLastPathComponent()
       .appendingPathComponent("\(url.lastPathComponent).corrupt-\(stamp)")
     var counter = 1

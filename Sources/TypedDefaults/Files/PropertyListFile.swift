@@ -3,9 +3,9 @@ import Foundation
 /// A property-list file on disk: read it or write it whole, with typed errors that name the path
 /// and the cause.
 ///
-/// This is the FilePersistence seed's `saveMutableDictionary:toFile:` / `loadMutableDictionaryFromFile:`
-/// done so that nothing fails silently: a missing file reads as `nil`, and every other failure
-/// throws a ``SettingsError`` saying which file and why.
+/// This is the FilePersistence seed's `saveMutableDictionary:toFile:` /
+/// `loadMutableDictionaryFromFile:` done so that nothing fails silently: a missing file reads as
+/// `nil`, and every other failure throws a ``SettingsError`` saying which file and why.
 ///
 /// ```swift
 /// let file = PropertyListFile(url: documents.appending(path: "mdic.plist"))
@@ -14,8 +14,8 @@ import Foundation
 /// ```
 ///
 /// Reading uses `PropertyListSerialization`, so XML, binary and OpenStep (old-style) files are
-/// accepted; writing produces XML or binary. Writes replace the file atomically: readers see the
-/// old file or the new one, never a mix.
+/// accepted; writing produces XML or binary. Writes replace the file atomically and durably
+/// (see ``write(_:format:)``): readers see the old file or the new one, never a mix.
 ///
 /// `PropertyListFile` is a value; reading and writing from several threads is safe, though two
 /// concurrent writes to one file leave whichever finished last.
@@ -94,15 +94,36 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: What ``read()`` throws, and ``SettingsError/Code/wrongRootType`` if the root is not
   ///   a dictionary.
   public func readDictionary() throws(SettingsError) -> [String: PropertyListValue]? {
+    try read().map { contents throws(SettingsError) in try dictionary(in: contents) }
+  }
+
+  /// Reads the file as an array.
+  ///
+  /// - Returns: The file's root array, or `nil` if no file exists at ``url``.
+  /// - Throws: What ``read()`` throws, and ``SettingsError/Code/wrongRootType`` if the root is not
+  ///   an array.
+  public func readArray() throws(SettingsError) -> [PropertyListValue]? {
     guard let contents = try read() else { return nil }
+    guard case .array(let elements) = contents.root else {
+      throw wrongRoot(contents.root, expected: "an array")
+    }
+    return elements
+  }
+
+  /// The root dictionary of contents read from this file.
+  ///
+  /// - Throws: ``SettingsError/Code/wrongRootType`` naming the file if the root isn't one.
+  func dictionary(in contents: Contents) throws(SettingsError) -> [String: PropertyListValue] {
     guard case .dictionary(let entries) = contents.root else {
-      throw SettingsError(
-        .wrongRootType,
-        path: url.path,
-        reason: "The root is \(Self.article(contents.root.kind)), not a dictionary"
-      )
+      throw wrongRoot(contents.root, expected: "a dictionary")
     }
     return entries
+  }
+
+  private func wrongRoot(_ root: PropertyListValue, expected: String) -> SettingsError {
+    SettingsError(
+      .wrongRootType, path: url.path,
+      reason: "The root is \(Self.article(root.kind)), not \(expected)")
   }
 
   private func readData() throws(SettingsError) -> Data? {
@@ -197,15 +218,20 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
 
   // MARK: - Writing
 
-  /// Replaces the file with `root`, atomically: the new contents are written to a temporary file
-  /// in the same folder, then renamed over the old file.
+  /// Replaces the file with `root`, atomically and durably: the new contents go to a temporary
+  /// file in the same folder, which is flushed to disk and renamed over the old file, then the
+  /// folder is flushed. A crash at any moment leaves the old file or the new one, complete.
+  ///
+  /// A new file is created readable and writable by its owner only (mode 0600); an existing file
+  /// keeps its permissions. If ``url`` is a symbolic link, the file it points to is replaced and
+  /// the link is kept (not replaced by a regular file).
+  ///
+  /// Never writes a file that ``read()`` would refuse: one over ``maximumSize`` bytes, or one
+  /// holding values nested too deeply or too many of them.
   ///
   /// - Parameters:
   ///   - root: The value to store; usually a dictionary.
   ///   - format: ``Format/xml`` (the default) or ``Format/binary``.
-  /// Never writes a file that ``read()`` would refuse: one over ``maximumSize`` bytes, or one
-  /// holding values nested too deeply or too many of them.
-  ///
   /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotWritable`` if the folder
   ///   doesn't exist or isn't writable, the disk is full, or `format` is ``Format/openStep``;
   ///   ``SettingsError/Code/fileTooLarge`` if the encoded file would be over ``maximumSize``;
@@ -224,26 +250,7 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
           "It would be \(data.count) bytes, over the limit of \(maximumSize) that reading accepts"
       )
     }
-    do {
-      try data.write(to: url, options: .atomic)
-    } catch {
-      throw SettingsError(
-        .fileNotWritable, path: url.path, reason: Self.writeFailureReason(error, url))
-    }
-  }
-
-  /// The cause of a failed write, naming a missing folder, which Foundation reports as a missing
-  /// file.
-  private static func writeFailureReason(_ error: any Error, _ url: URL) -> String {
-    let folder = url.deletingLastPathComponent()
-    var isDirectory: ObjCBool = false
-    if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
-      return "The folder '\(folder.path)' does not exist"
-    }
-    if !isDirectory.boolValue {
-      return "'\(folder.path)' is not a folder"
-    }
-    return describe(error)
+    try AtomicFile.replace(url, with: data)
   }
 
   /// Encodes a value as property-list bytes.

@@ -1,0 +1,87 @@
+import Foundation
+
+extension LayeredPlistStore {
+  /// How the store reads, writes and saves its files.
+  public struct Options: Sendable {
+    /// The format `data.plist` is saved in; `nil` (the default) keeps the format the file had
+    /// when it was opened, and uses XML for a new file.
+    ///
+    /// XML is readable and diffable by people and keeps dates to whole seconds; binary is
+    /// smaller, faster to read and write, and keeps dates exactly. See
+    /// <doc:ValueTypesAndConversions> for what XML can't hold.
+    public var format: PropertyListFile.Format?
+    /// The largest file, in bytes, the store reads or writes; a larger file is refused with
+    /// ``SettingsError/Code/fileTooLarge``. 16 MiB by default.
+    public var maximumFileSize: Int
+    /// When `data.plist` is saved without an explicit ``LayeredPlistStore/save()``.
+    public var autosave: AutosavePolicy
+    /// Whether unsaved changes are saved when the process exits normally (returning from `main`
+    /// or calling `exit()`) and when the store is released; `true` by default. Not when the
+    /// process is killed by a signal or crashes.
+    public var savesAtExit: Bool
+    /// How keys are normalized, or `nil` (the default) to use keys as given.
+    public var keyNormalization: KeyNormalization?
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - format: The format to save `data.plist` in; `nil` keeps the file's own (XML if new).
+    ///   - maximumFileSize: The largest file, in bytes, to read or write; 16 MiB by default.
+    ///   - autosave: When to save without an explicit call; ``AutosavePolicy/manual`` by default.
+    ///   - savesAtExit: Whether to save unsaved changes at normal process exit and when the store
+    ///     is released; `true` by default.
+    ///   - keyNormalization: How to normalize keys; `nil` (none) by default.
+    public init(
+      format: PropertyListFile.Format? = nil,
+      maximumFileSize: Int = PropertyListFile.defaultMaximumSize,
+      autosave: AutosavePolicy = .manual,
+      savesAtExit: Bool = true,
+      keyNormalization: KeyNormalization? = nil
+    ) {
+      self.format = format
+      self.maximumFileSize = maximumFileSize
+      self.autosave = autosave
+      self.savesAtExit = savesAtExit
+      self.keyNormalization = keyNormalization
+    }
+  }
+
+  /// When a store saves `data.plist` on its own.
+  ///
+  /// Whatever the policy, a failed automatic save is reported as a ``SettingsDiagnostic`` of kind
+  /// ``SettingsDiagnostic/Kind/saveFailed``, and the changes stay in memory for the next
+  /// attempt.
+  public enum AutosavePolicy: Sendable, Hashable {
+    /// Only ``LayeredPlistStore/save()`` and ``LayeredPlistStore/saveIfNeeded()`` save (and the
+    /// save at exit, see ``Options/savesAtExit``).
+    case manual
+    /// Every write that changes the file's contents saves it before returning, on the writing
+    /// thread. Simple and durable; costs a file write (about a millisecond) per change.
+    case afterEveryWrite
+    /// Saves once writes have stopped for the given interval, in seconds, on a background
+    /// thread: a burst of writes becomes one file write.
+    case debounced(seconds: Double)
+  }
+
+  /// A rule that rewrites every key the store sees (in reads, writes, and the files it loads) to
+  /// one canonical form, so `feature_x` and `feature-x` name the same setting.
+  ///
+  /// Keys in the files are normalized when the files are read. If two keys of one file normalize
+  /// to the same key, the one sorting last wins and a ``SettingsDiagnostic`` reports the clash.
+  public struct KeyNormalization: Sendable {
+    /// The rule: from a key to its canonical form. Must be pure and fast; it runs on every read.
+    public let normalize: @Sendable (String) -> String
+
+    /// Creates a normalization from a rule.
+    ///
+    /// - Parameter normalize: Maps a key to its canonical form.
+    public init(_ normalize: @escaping @Sendable (String) -> String) {
+      self.normalize = normalize
+    }
+
+    /// The HuConfigration seed's rule: every underscore (`_`) becomes a hyphen (`-`).
+    public static let underscoresToHyphens = KeyNormalization { key in
+      key.contains("_") ? key.replacingOccurrences(of: "_", with: "-") : key
+    }
+  }
+}

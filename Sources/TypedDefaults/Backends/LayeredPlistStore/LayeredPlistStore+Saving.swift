@@ -1,0 +1,240 @@
+import Dispatch
+import Foundation
+
+extension LayeredPlistStore {
+  /// Whether `data.plist` has changes this process hasn't saved: writes to the persistent layer
+  /// or for the next launch.
+  public var hasUnsavedChanges: Bool {
+    state.withLock { !$0.dirty.isEmpty }
+  }
+
+  /// Saves `data.plist`, merging with changes other processes saved since this one last read it,
+  /// whether or not this process changed anything.
+  ///
+  /// Under an advisory lock shared with other processes: re-reads the file if another process
+  /// changed it, applies only this process's changes (values and removals, and next-launch
+  /// values), writes the result atomically, and takes in the other processes' values. Reads and
+  /// writes may continue on other threads while the file is written; changes made meanwhile stay
+  /// unsaved.
+  ///
+  /// If the file on disk turns out to be corrupt, it is moved aside (see ``recoveredProblems``)
+  /// and the save writes this process's values.
+  ///
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause (missing or
+  ///   read-only folder, full disk, a lock that can't be taken);
+  ///   ``SettingsError/Code/fileTooLarge`` if the file would be larger than the store reads;
+  ///   ``SettingsError/Code/fileNotReadable`` if another process left a file that can't be read
+  ///   (permissions). The file is left as it was, and the changes stay in memory with
+  ///   ``hasUnsavedChanges`` true, so a later save can succeed.
+  public func save() throws(SettingsError) {
+    saveLock.lock()
+    defer { saveLock.unlock() }
+    let (changes, knownIdentity, ownContents) = state.withLock { state in
+      (
+        state.dirty.map { key, change in (key, state.fileValue(forKey: key), change) },
+        state.diskIdentity,
+        state.fileContents()
+      )
+    }
+    let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
+    let outcome = try AtomicFile.withLock(on: persistentFile.url) {
+      () throws(SettingsError) -> SaveOutcome in
+      var outcome = SaveOutcome()
+      var contents = ownContents
+      if POSIX.identity(ofFileAt: target) != knownIdentity {
+        // Another process saved since this one last read the file: start from its contents.
+        var onDisk: [String: PropertyListValue] = [:]
+        do throws(SettingsError) {
+          onDisk = try Self.readDictionary(persistentFile)?.entries ?? [:]
+          if let normalization = options.keyNormalization {
+            onDisk = Dictionary(onDisk.map { (normalization.normalize($0), $1) }) { $1 }
+          }
+        } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+          outcome.corruption = error
+          onDisk = [:]
+        }
+        contents = onDisk
+        for (key, value, _) in changes { contents[key] = value }
+        outcome.othersContents = contents
+      }
+      if outcome.corruption != nil {
+        // Never overwrite a corrupt file: keep it beside the new one.
+        outcome.setAside = Result { () throws(SettingsError) in
+          try CorruptFiles.moveAside(URL(fileURLWithPath: target))
+        }
+      }
+      try persistentFile.write(.dictionary(contents), format: persistentFormat)
+      outcome.identity = POSIX.identity(ofFileAt: target)
+      return outcome
+    }
+    state.withLock { state in
+      for (key, _, change) in changes where state.dirty[key] == change {
+        state.dirty.removeValue(forKey: key)
+      }
+      if let othersContents = outcome.othersContents { state.adopt(othersContents) }
+      state.diskIdentity = outcome.identity
+      state.saveCount += 1
+    }
+    if let corruption = outcome.corruption {
+      record(corruption, setAside: outcome.setAside)
+    }
+  }
+
+  /// Saves `data.plist` if this process has unsaved changes (see ``save()``).
+  ///
+  /// - Returns: Whether a save happened.
+  /// - Throws: What ``save()`` throws.
+  @discardableResult
+  public func saveIfNeeded() throws(SettingsError) -> Bool {
+    guard hasUnsavedChanges else { return false }
+    try save()
+    return true
+  }
+
+  /// Reads `data.plist` again if another process changed or replaced it since this one last read
+  /// or wrote it, and takes in its values, except for keys this process changed and hasn't saved
+  /// (its own changes win until saved) and keys written for the next launch.
+  ///
+  /// A corrupt file found on disk is moved aside (see ``recoveredProblems``) and the store keeps
+  /// what it has.
+  ///
+  /// - Returns: Whether any value a read returns changed.
+  /// - Throws: ``SettingsError/Code/fileNotReadable`` or ``SettingsError/Code/fileTooLarge`` if
+  ///   the file can't be read for a reason other than its contents.
+  @discardableResult
+  public func reload() throws(SettingsError) -> Bool {
+    saveLock.lock()
+    defer { saveLock.unlock() }
+    let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
+    // The identity is taken before reading: if the file is replaced in between, the next reload
+    // reads it again rather than missing the change.
+    let identity = POSIX.identity(ofFileAt: target)
+    guard identity != state.withLock({ $0.diskIdentity }) else { return false }
+    var contents: [String: PropertyListValue]
+    do {
+      contents = try Self.readDictionary(persistentFile)?.entries ?? [:]
+    } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+      let setAside = Result { () throws(SettingsError) in
+        try AtomicFile.withLock(on: persistentFile.url) { () throws(SettingsError) in
+          try CorruptFiles.moveAside(URL(fileURLWithPath: target))
+        }
+      }
+      state.withLock { $0.diskIdentity = nil }
+      record(error, setAside: setAside)
+      return false
+    }
+    if let normalization = options.keyNormalization {
+      contents = Dictionary(contents.map { (normalization.normalize($0), $1) }) { $1 }
+    }
+    return state.withLock { state in
+      state.diskIdentity = identity
+      return state.adopt(contents)
+    }
+  }
+
+  // MARK: - Internals
+
+  /// What a save found and did inside the file lock.
+  struct SaveOutcome {
+    var identity: FileIdentity?
+    /// The merged contents, when the file had been changed by another process.
+    var othersContents: [String: PropertyListValue]?
+    var corruption: SettingsError?
+    var setAside: Result<URL, SettingsError>?
+  }
+
+  /// Reads a file that must hold a dictionary.
+  static func readDictionary(
+    _ file: PropertyListFile
+  ) throws(SettingsError) -> (
+    entries: [String: PropertyListValue], format: PropertyListFile.Format
+  )? {
+    guard let contents = try file.read() else { return nil }
+    return (try file.dictionary(in: contents), contents.format)
+  }
+
+  /// Moves a corrupt `data.plist` found when opening aside, and records it.
+  func setAside(corruptPersistentFile error: SettingsError) {
+    let setAside = Result { () throws(SettingsError) in
+      try AtomicFile.withLock(on: persistentFile.url) { () throws(SettingsError) in
+        try CorruptFiles.moveAside(AtomicFile.resolvedTarget(of: persistentFile.url))
+      }
+    }
+    record(error, setAside: setAside)
+  }
+
+  /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
+  private func record(_ error: SettingsError, setAside: Result<URL, SettingsError>?) {
+    problems.withLock { $0.append(error) }
+    let outcome: String
+    switch setAside {
+    case .success(let aside)?: outcome = "moved it to '\(aside.path)'"
+    case .failure(let failure)?: outcome = "could not move it aside (\(failure.reason))"
+    case nil: outcome = "left it in place"
+    }
+    SettingsDiagnostics.report(
+      SettingsDiagnostic(
+        kind: .corruptFile, key: nil, backend: name,
+        message: "\(error); \(outcome) and carried on without its values"))
+  }
+
+  /// Saves on the store's own initiative (autosave, exit), reporting a failure, since no caller
+  /// is there to see it.
+  func saveReportingFailure() {
+    do {
+      try saveIfNeeded()
+    } catch {
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .saveFailed, key: nil, backend: name,
+          message: "\(error); the changes stay in memory for the next save"))
+    }
+  }
+
+  // MARK: - Autosave
+
+  /// The debounced autosave's timer state.
+  struct AutosaveState {
+    var isScheduled = false
+    var lastChange = DispatchTime.now()
+  }
+
+  /// Called after every write that changes what `data.plist` should hold.
+  func fileDidChange() {
+    switch options.autosave {
+    case .manual:
+      break
+    case .afterEveryWrite:
+      saveReportingFailure()
+    case .debounced(let seconds):
+      let schedule = autosaveState.withLock { autosave in
+        autosave.lastChange = .now()
+        defer { autosave.isScheduled = true }
+        return !autosave.isScheduled
+      }
+      if schedule { scheduleDebouncedSave(after: seconds, interval: seconds) }
+    }
+  }
+
+  private func scheduleDebouncedSave(after delay: Double, interval: Double) {
+    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+      self?.debouncedSaveFired(interval: interval)
+    }
+  }
+
+  /// Saves if no write came for `interval` seconds; otherwise waits for the rest of it.
+  private func debouncedSaveFired(interval: Double) {
+    let remaining = autosaveState.withLock { autosave -> Double? in
+      let quiet =
+        Double(DispatchTime.now().uptimeNanoseconds - autosave.lastChange.uptimeNanoseconds) / 1e9
+      if quiet < interval { return interval - quiet }
+      autosave.isScheduled = false
+      return nil
+    }
+    if let remaining {
+      scheduleDebouncedSave(after: remaining, interval: interval)
+    } else {
+      saveReportingFailure()
+    }
+  }
+}

@@ -1,0 +1,110 @@
+extension LayeredPlistStore {
+  /// A key's current value and the layer it comes from.
+  struct Entry {
+    var value: PropertyListValue
+    var layer: Layer
+  }
+
+  /// Everything that changes, guarded by the store's lock.
+  struct State {
+    /// One dictionary per layer, indexed by `Layer.rawValue`. The persistent one is what this run
+    /// sees, which differs from the file for keys written for the next launch.
+    var layers: [[String: PropertyListValue]]
+    /// For every key present in any layer, the value of its highest-priority layer.
+    var effective: [String: Entry] = [:]
+    /// Keys whose value in `data.plist` this process changed and hasn't saved yet, each with the
+    /// number of its latest change (so a save clears only the changes it wrote).
+    var dirty: [String: UInt64] = [:]
+    /// For keys written for the next launch: what `data.plist` should hold (`nil`: no value).
+    var nextLaunch: [String: PropertyListValue?] = [:]
+    var changeCount: UInt64 = 0
+    /// The version of `data.plist` this process last read or wrote; `nil` if there was no file.
+    var diskIdentity: FileIdentity?
+    var saveCount = 0
+
+    init(layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?) {
+      self.layers = layers
+      self.diskIdentity = diskIdentity
+      for layer in Layer.allCases.reversed() {
+        for (key, value) in layers[layer.rawValue] {
+          effective[key] = Entry(value: value, layer: layer)
+        }
+      }
+    }
+
+    var persistent: [String: PropertyListValue] { layers[Layer.persistent.rawValue] }
+
+    /// What `data.plist` should hold for a key.
+    func fileValue(forKey key: String) -> PropertyListValue? {
+      if let pending = nextLaunch[key] { return pending }
+      return persistent[key]
+    }
+
+    /// The whole of `data.plist` as this process wants it.
+    func fileContents() -> [String: PropertyListValue] {
+      var contents = persistent
+      for (key, pending) in nextLaunch { contents[key] = pending }
+      return contents
+    }
+
+    mutating func resolve(_ key: String) {
+      for layer in Layer.allCases {
+        if let value = layers[layer.rawValue][key] {
+          effective[key] = Entry(value: value, layer: layer)
+          return
+        }
+      }
+      effective[key] = nil
+    }
+
+    private mutating func markDirty(_ key: String) {
+      changeCount &+= 1
+      dirty[key] = changeCount
+    }
+
+    /// Writes the runtime layer (never saved).
+    mutating func writeRuntime(_ value: PropertyListValue?, forKey key: String) {
+      guard layers[Layer.runtime.rawValue][key] != value else { return }
+      layers[Layer.runtime.rawValue][key] = value
+      resolve(key)
+    }
+
+    /// Writes the persistent layer; cancels a next-launch change of the same key (the later write
+    /// wins). Returns whether `data.plist` needs saving for it.
+    @discardableResult
+    mutating func writePersistent(_ value: PropertyListValue?, forKey key: String) -> Bool {
+      let cancelledNextLaunch = nextLaunch.removeValue(forKey: key) != nil
+      guard cancelledNextLaunch || layers[Layer.persistent.rawValue][key] != value else {
+        return false
+      }
+      layers[Layer.persistent.rawValue][key] = value
+      resolve(key)
+      markDirty(key)
+      return true
+    }
+
+    /// Records a value for `data.plist` that this run doesn't see.
+    mutating func writeNextLaunch(_ value: PropertyListValue?, forKey key: String) {
+      nextLaunch.updateValue(value, forKey: key)
+      markDirty(key)
+    }
+
+    /// Takes in the contents of `data.plist` as another process left them, except for keys this
+    /// process changed and hasn't saved, or wrote for the next launch. Returns whether anything
+    /// visible changed.
+    @discardableResult
+    mutating func adopt(_ contents: [String: PropertyListValue]) -> Bool {
+      var changed = false
+      let persistentLayer = Layer.persistent.rawValue
+      for key in Set(contents.keys).union(layers[persistentLayer].keys)
+      where dirty[key] == nil && nextLaunch[key] == nil
+        && layers[persistentLayer][key] != contents[key]
+      {
+        layers[Layer.persistent.rawValue][key] = contents[key]
+        resolve(key)
+        changed = true
+      }
+      return changed
+    }
+  }
+}

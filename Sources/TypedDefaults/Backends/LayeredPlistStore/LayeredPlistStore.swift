@@ -1,0 +1,386 @@
+import Foundation
+
+/// A layered configuration store backed by property-list files: the HuConfigration seed's five
+/// dictionaries as one ``SettingsBackend``, durable and safe to share between processes.
+///
+/// A read looks through the layers in priority order and returns the first value found:
+///
+/// 1. ``Layer/runtime``: values set for this process only; never saved.
+/// 2. ``Layer/persistent``: `data.plist`, read-write. Writes go here unless a layer is named, so a
+///    value written by the app (or delivered by a server) beats the shipped configuration.
+/// 3. ``Layer/delivered``: a read-only plist shipped with a deployment.
+/// 4. ``Layer/bundled``: a read-only `Info.plist`, the lowest priority.
+///
+/// A fifth kind of write, ``setValueForNextLaunch(_:forKey:)``, goes to `data.plist` when it is
+/// saved but is not seen until the store is opened again.
+///
+/// ```swift
+/// let store = try LayeredPlistStore(
+///   persistentFile: try StandardLocation.data.directory(for: "MyApp").appending(path: "data.plist"),
+///   deliveredFile: deployment.appending(path: "JF-info.plist"),
+///   bundledFile: Bundle.main.bundleURL.appending(path: "Contents/Info.plist"),
+///   options: .init(autosave: .debounced(seconds: 1))
+/// )
+/// try store.applyServerConfiguration(fetchedValues)                // beats delivered and bundled
+/// try store.setValue(true, forKey: "verboseLogging", in: .runtime)   // this run only
+/// print(store.explain("serverURL"))                                  // each layer's value
+/// ```
+///
+/// Writing `nil` (or ``removeValue(forKey:)``) removes the key from the layer written to, which may
+/// reveal a value from a lower layer.
+///
+/// ## Saving
+///
+/// Changes to `data.plist` stay in memory until it is saved: by ``save()`` or ``saveIfNeeded()``,
+/// by the ``Options/autosave`` policy, and when the process exits normally (by returning from
+/// `main` or calling `exit()`) unless ``Options/savesAtExit`` is off. Not covered: a process killed
+/// by a signal (handle `SIGTERM` yourself and call ``saveIfNeeded()``), a crash, and on Apple
+/// platforms an app suspended in the background and then terminated by the system: call
+/// ``saveIfNeeded()`` when the app moves to the background (`scenePhase` becoming `.background`,
+/// or `applicationDidEnterBackground(_:)`), as HuConfigration did, or use a debounced autosave.
+/// A store released with unsaved changes saves them as it goes (unless ``Options/savesAtExit`` is
+/// off), reporting a failure as a diagnostic.
+///
+/// Every save is atomic and durable: the file is written to a temporary file in the same folder,
+/// flushed to disk and renamed over `data.plist`, so a crash leaves the old file or the new one.
+/// A new file is created readable and writable by its owner only (0600); an existing file keeps
+/// its permissions; a symbolic link is kept, and the file it points to is replaced. A failed save
+/// throws, leaves the file as it was, and keeps the changes in memory for a later save.
+///
+/// ## Several processes
+///
+/// Processes (a command-line tool and a daemon, two app extensions) can share one `data.plist`
+/// without losing each other's writes. A save takes an advisory lock (`flock` on
+/// `data.plist.lock` beside it), re-reads the file if another process changed it since, applies
+/// only the keys this process changed (values and removals), and writes the result; it then sees
+/// the other processes' values too. ``reload()`` picks up their changes without saving. Changes
+/// are noticed by the file's identity (device, inode, size, modification time), so a file
+/// replaced by an atomic rename is noticed too. If two processes change the same key, the last to
+/// save wins.
+///
+/// ## Bad files
+///
+/// A missing file is an empty layer (``layersLoadedFromDisk`` tells which files were found). A
+/// corrupt or truncated `data.plist`, or one whose root isn't a dictionary, is never overwritten:
+/// the store moves it aside to `data.plist.corrupt-<UTC date and time>`, reports it as a
+/// ``SettingsError`` in ``recoveredProblems`` and as a ``SettingsDiagnostic``, and carries on
+/// with an empty persistent layer. A delivered or bundled file that can't be read makes the
+/// initializer throw, since the store must not move files it doesn't own.
+///
+/// ## Performance characteristics
+///
+/// The layers are merged in memory when the store opens and kept merged on every write, so a read
+/// is one dictionary lookup under a lock, whichever layer the value comes from. Only saving and
+/// ``reload()`` do I/O; saving skips re-reading the file when no other process changed it.
+///
+/// Thread-safe: every method may be called from any thread; saves are serialized, and reads and
+/// writes proceed while a save encodes and writes the file.
+public final class LayeredPlistStore: SettingsBackend {
+  /// The reserved key under which ``applyServerConfiguration(_:replacingPrevious:)`` records the
+  /// keys the server delivered, as an array of strings in `data.plist`.
+  public static let serverConfigurationKeysKey = "TypedDefaults.serverConfigurationKeys"
+
+  /// The persistent layer's file, `data.plist`.
+  public let persistentFile: PropertyListFile
+  /// The delivered layer's file, if the store has one.
+  public let deliveredFile: PropertyListFile?
+  /// The bundled layer's file, if the store has one.
+  public let bundledFile: PropertyListFile?
+  /// The options the store was opened with.
+  public let options: Options
+  /// `LayeredPlistStore(<path of data.plist>)`, for diagnostics.
+  public let name: String
+  /// The format `data.plist` is saved in: the option, else the format the file had, else XML.
+  public let persistentFormat: PropertyListFile.Format
+  /// The layers whose file existed, and was read, when the store was opened. A first launch
+  /// lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was expected
+  /// (a typo in a path) shows by its absence, since a missing file is otherwise an empty layer.
+  public let layersLoadedFromDisk: Set<Layer>
+
+  let state: Locked<State>
+  let problems = Locked<[SettingsError]>([])
+  /// Serializes saves and reloads.
+  let saveLock = NSLock()
+  let autosaveState = Locked(AutosaveState())
+
+  /// Opens a store, reading each file that exists.
+  ///
+  /// - Parameters:
+  ///   - persistentFile: The read-write `data.plist`. Its folder must exist for saving to
+  ///     succeed (``StandardLocation`` creates standard folders); the file itself is created by
+  ///     the first save.
+  ///   - deliveredFile: A read-only property list shipped with a deployment, or `nil` for none.
+  ///   - bundledFile: A read-only `Info.plist`, or `nil` for none.
+  ///   - options: Format, reading limits, autosave and key normalization.
+  /// - Throws: ``SettingsError`` naming the file and the cause if the delivered or bundled file
+  ///   exists but can't be read (``SettingsError/Code/fileNotReadable``,
+  ///   ``SettingsError/Code/fileTooLarge``), isn't a property list
+  ///   (``SettingsError/Code/corruptFile``), or has a root that isn't a dictionary
+  ///   (``SettingsError/Code/wrongRootType``); if `data.plist` can't be read for a reason other
+  ///   than its contents (it is corrupt: see "Bad files" above); or
+  ///   ``SettingsError/Code/fileNotWritable`` if `options` asks to save in the OpenStep format,
+  ///   which can't be written.
+  public init(
+    persistentFile: URL,
+    deliveredFile: URL? = nil,
+    bundledFile: URL? = nil,
+    options: Options = Options()
+  ) throws(SettingsError) {
+    if options.format == .openStep {
+      throw SettingsError(
+        .fileNotWritable,
+        path: persistentFile.path,
+        reason: "OpenStep property lists can be read but not written; save as xml or binary"
+      )
+    }
+    let limit = options.maximumFileSize
+    self.persistentFile = PropertyListFile(url: persistentFile, maximumSize: limit)
+    self.deliveredFile = deliveredFile.map { PropertyListFile(url: $0, maximumSize: limit) }
+    self.bundledFile = bundledFile.map { PropertyListFile(url: $0, maximumSize: limit) }
+    self.options = options
+    self.name = "LayeredPlistStore(\(persistentFile.path))"
+
+    let identity = POSIX.identity(ofFileAt: AtomicFile.resolvedTarget(of: persistentFile).path)
+    var loaded: Set<Layer> = []
+    var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
+    var savedFormat = PropertyListFile.Format.xml
+    var recovered: SettingsError?
+    do {
+      if let contents = try Self.readDictionary(self.persistentFile) {
+        layers[Layer.persistent.rawValue] = contents.entries
+        savedFormat = contents.format == .binary ? .binary : .xml
+        loaded.insert(.persistent)
+      }
+    } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+      recovered = error
+    }
+    for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
+      if let file, let contents = try Self.readDictionary(file) {
+        layers[layer.rawValue] = contents.entries
+        loaded.insert(layer)
+      }
+    }
+    self.layersLoadedFromDisk = loaded
+    self.persistentFormat = options.format ?? savedFormat
+    let name = self.name
+    if let normalization = options.keyNormalization {
+      for layer in Layer.allCases {
+        layers[layer.rawValue] = Self.normalizingKeys(
+          of: layers[layer.rawValue], with: normalization, layer: layer, store: name)
+      }
+    }
+    self.state = Locked(State(layers: layers, diskIdentity: recovered == nil ? identity : nil))
+
+    if let recovered { setAside(corruptPersistentFile: recovered) }
+    if options.savesAtExit {
+      ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
+    }
+  }
+
+  deinit {
+    ExitHandlers.unregister(self)
+    if options.savesAtExit { saveReportingFailure() }
+  }
+
+  /// Problems found in `data.plist` that the store recovered from, oldest first: a corrupt file
+  /// moved aside when the store opened, or found by a later save or ``reload()``.
+  public var recoveredProblems: [SettingsError] {
+    problems.withLock { $0 }
+  }
+
+  /// The number of times this store has written `data.plist`.
+  public var saveCount: Int {
+    state.withLock { $0.saveCount }
+  }
+
+  // MARK: - Keys
+
+  /// The key as the store uses it: normalized, if the store normalizes keys.
+  ///
+  /// - Parameter key: A key as given.
+  /// - Returns: The key after ``Options/keyNormalization``.
+  public func normalizedKey(_ key: String) -> String {
+    options.keyNormalization?.normalize(key) ?? key
+  }
+
+  private static func normalizingKeys(
+    of entries: [String: PropertyListValue],
+    with normalization: KeyNormalization,
+    layer: Layer,
+    store: String
+  ) -> [String: PropertyListValue] {
+    var result: [String: PropertyListValue] = [:]
+    result.reserveCapacity(entries.count)
+    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+      let normalized = normalization.normalize(key)
+      if result.updateValue(value, forKey: normalized) != nil {
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .typeMismatch, key: normalized, backend: store,
+            message: "Two keys of the \(layer) layer normalize to '\(normalized)'; "
+              + "the value of '\(key)' is used"))
+      }
+    }
+    return result
+  }
+
+  // MARK: - Reading
+
+  /// Returns the value of the highest-priority layer that has the key.
+  ///
+  /// - Parameter key: The key to look up (normalized first, if the store normalizes keys).
+  /// - Returns: The value, or `nil` if no layer has the key.
+  public func value(forKey key: String) -> PropertyListValue? {
+    let key = normalizedKey(key)
+    return state.withLock { $0.effective[key]?.value }
+  }
+
+  /// Returns the value one layer holds for a key, whether or not a higher layer overrides it.
+  ///
+  /// - Parameters:
+  ///   - key: The key to look up.
+  ///   - layer: The layer to read.
+  /// - Returns: The layer's value, or `nil` if the layer lacks the key.
+  public func value(forKey key: String, in layer: Layer) -> PropertyListValue? {
+    let key = normalizedKey(key)
+    return state.withLock { $0.layers[layer.rawValue][key] }
+  }
+
+  /// Returns the layer a key's current value comes from.
+  ///
+  /// - Parameter key: The key to look up.
+  /// - Returns: The highest-priority layer holding the key, or `nil` if none does.
+  public func layer(forKey key: String) -> Layer? {
+    let key = normalizedKey(key)
+    return state.withLock { $0.effective[key]?.layer }
+  }
+
+  /// Explains a key's value: what each layer holds, which wins, and any change pending for the
+  /// next launch.
+  ///
+  /// - Parameter key: The key to explain.
+  /// - Returns: The key's provenance; its `description` is a readable table.
+  public func explain(_ key: String) -> Provenance {
+    let key = normalizedKey(key)
+    return state.withLock { state in
+      var values: [Layer: PropertyListValue] = [:]
+      for layer in Layer.allCases {
+        if let value = state.layers[layer.rawValue][key] { values[layer] = value }
+      }
+      let change = state.nextLaunch[key].map { pending -> Provenance.NextLaunchChange in
+        pending.map(Provenance.NextLaunchChange.set) ?? .remove
+      }
+      return Provenance(key: key, values: values, nextLaunchChange: change)
+    }
+  }
+
+  /// Returns every key any layer holds, with the value a read returns for it.
+  ///
+  /// - Returns: The merged view of all layers.
+  public func dictionaryRepresentation() -> [String: PropertyListValue] {
+    state.withLock { $0.effective.mapValues(\.value) }
+  }
+
+  /// Returns the keys and values of one layer, as this run sees it.
+  ///
+  /// - Parameter layer: The layer to read.
+  /// - Returns: The layer's own dictionary.
+  public func dictionaryRepresentation(of layer: Layer) -> [String: PropertyListValue] {
+    state.withLock { $0.layers[layer.rawValue] }
+  }
+
+  // MARK: - Writing
+
+  /// Stores a value in the persistent layer, or removes the key from it when `value` is `nil`.
+  ///
+  /// A value in the runtime layer still wins over the written one until it is removed. A pending
+  /// next-launch change of the same key is replaced: the later write wins. When `data.plist` is
+  /// saved as XML, the value is stored as the file will give it back (dates rounded down to whole
+  /// seconds, `-0.0` as `0.0`), so it reads the same before and after a relaunch.
+  ///
+  /// - Parameters:
+  ///   - value: The value to store, or `nil` to remove the key.
+  ///   - key: The key to write.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply or
+  ///   holding too many values to be read back, and, when `data.plist` is saved as XML, for what
+  ///   XML can't hold: a string or key starting with U+FEFF or holding a control character XML
+  ///   forbids, a non-finite date. Nothing is changed when this throws.
+  public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+    let key = normalizedKey(key)
+    let value = try storable(value, forKey: key, in: .persistent)
+    if state.withLock({ $0.writePersistent(value, forKey: key) }) { fileDidChange() }
+  }
+
+  /// Stores a value in a writable layer, or removes the key from it when `value` is `nil`.
+  ///
+  /// - Parameters:
+  ///   - value: The value to store, or `nil` to remove the key.
+  ///   - key: The key to write.
+  ///   - layer: ``Layer/runtime`` (this process only) or ``Layer/persistent`` (saved).
+  /// - Throws: ``SettingsError/Code/readOnlyLayer`` for ``Layer/delivered`` or ``Layer/bundled``;
+  ///   otherwise what ``setValue(_:forKey:)`` throws.
+  public func setValue(
+    _ value: PropertyListValue?,
+    forKey key: String,
+    in layer: Layer
+  ) throws(SettingsError) {
+    switch layer {
+    case .persistent:
+      try setValue(value, forKey: key)
+    case .runtime:
+      let key = normalizedKey(key)
+      let value = try storable(value, forKey: key, in: .runtime)
+      state.withLock { $0.writeRuntime(value, forKey: key) }
+    case .delivered, .bundled:
+      throw SettingsError(
+        .readOnlyLayer,
+        key: key,
+        reason: "The \(layer) layer is read-only; write to the runtime or persistent layer"
+      )
+    }
+  }
+
+  /// Removes a key from the persistent layer, which may reveal a value from the delivered or
+  /// bundled layer. Removing a missing key does nothing.
+  ///
+  /// - Parameter key: The key to remove.
+  public func removeValue(forKey key: String) {
+    let key = normalizedKey(key)
+    if state.withLock({ $0.writePersistent(nil, forKey: key) }) { fileDidChange() }
+  }
+
+  /// Writes a value to `data.plist` for the next launch: this run keeps seeing the current value;
+  /// the next save writes the new one, and a store opened on the file afterwards sees it. `nil`
+  /// removes the key at the next launch.
+  ///
+  /// A later ``setValue(_:forKey:)`` of the same key replaces the pending change.
+  ///
+  /// - Parameters:
+  ///   - value: The value for the next launch, or `nil` to remove the key then.
+  ///   - key: The key to write.
+  /// - Throws: What ``setValue(_:forKey:)`` throws.
+  public func setValueForNextLaunch(
+    _ value: PropertyListValue?,
+    forKey key: String
+  ) throws(SettingsError) {
+    let key = normalizedKey(key)
+    let value = try storable(value, forKey: key, in: .persistent)
+    state.withLock { $0.writeNextLaunch(value, forKey: key) }
+    fileDidChange()
+  }
+
+  /// Checks a value can be stored in a layer and returns it as it will be stored (XML rules for a
+  /// persistent layer saved as XML).
+  func storable(
+    _ value: PropertyListValue?,
+    forKey key: String,
+    in layer: Layer
+  ) throws(SettingsError) -> PropertyListValue? {
+    guard let value else { return nil }
+    try WriteValidation.check(value, key: key)
+    if layer == .persistent, persistentFormat == .xml {
+      return try XMLPropertyListRules.normalized(value, key: key)
+    }
+    return value
+  }
+}

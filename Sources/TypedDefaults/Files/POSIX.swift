@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The few POSIX calls Foundation has no equivalent for: `fsync` before a rename (and of the
+/// folder after it), creating a file with an exact mode, and advisory locks between processes.
+/// Each retries when a signal interrupts it.
+enum POSIX {
+  /// The message for the current `errno`, as `strerror` gives it.
+  static var lastError: String {
+    String(cString: strerror(errno))
+  }
+
+  static func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    while true {
+      let descriptor = open(path, flags, mode)
+      if descriptor >= 0 || errno != EINTR { return descriptor }
+    }
+  }
+
+  /// Writes all of `bytes`; `false` on failure (`errno` says why).
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard var cursor = bytes.baseAddress else { return true }
+    var remaining = bytes.count
+    while remaining > 0 {
+      let written = write(descriptor, cursor, remaining)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return false
+      }
+      cursor += written
+      remaining -= written
+    }
+    return true
+  }
+
+  static func synchronize(_ descriptor: Int32) -> Bool {
+    while true {
+      if fsync(descriptor) == 0 { return true }
+      if errno != EINTR { return false }
+    }
+  }
+
+  static func setMode(_ descriptor: Int32, _ mode: mode_t) -> Bool {
+    fchmod(descriptor, mode) == 0
+  }
+
+  static func renameFile(_ source: String, _ destination: String) -> Bool {
+    rename(source, destination) == 0
+  }
+
+  static func removeFile(_ path: String) {
+    _ = unlink(path)
+  }
+
+  /// Takes, waiting if needed, an exclusive advisory lock on an open file (`flock`).
+  static func lockExclusively(_ descriptor: Int32) -> Bool {
+    while true {
+      if flock(descriptor, LOCK_EX) == 0 { return true }
+      if errno != EINTR { return false }
+    }
+  }
+
+  static func unlock(_ descriptor: Int32) {
+    _ = flock(descriptor, LOCK_UN)
+  }
+
+  static func closeFile(_ descriptor: Int32) {
+    _ = close(descriptor)
+  }
+
+  /// The permission bits of an existing file, following symbolic links; `nil` if there is none.
+  static func permissions(ofFileAt path: String) -> mode_t? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return info.st_mode & 0o7777
+  }
+
+  /// What identifies a file's current version: device, inode, size and modification time. An
+  /// atomic replacement gives a new inode; an in-place rewrite, a new time or size.
+  static func identity(ofFileAt path: String) -> FileIdentity? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    #if canImport(Darwin)
+      let modified = (Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
+    #else
+      let modified = (Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+    #endif
+    return FileIdentity(
+      device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+      modificationSeconds: modified.0, modificationNanoseconds: modified.1)
+  }
+}
+
+/// A file's identity and version, to notice that another process changed or replaced it.
+struct FileIdentity: Hashable, Sendable {
+  var device: UInt64
+  var inode: UInt64
+  var size: Int64
+  var modificationSeconds: Int64
+  var modificationNanoseconds: Int64
+}
