@@ -84,6 +84,12 @@ import Testing
         try instance.backend.setValue(text, forKey: "text")
         #expect(try instance.reload().value(forKey: "text") == text)
       }
+      // The key itself is checked too.
+      if factory.storesXML {
+        #expect(throws: SettingsError.self) {
+          try instance.backend.setValue("fine", forKey: "key\u{1}")
+        }
+      }
       // Tab, line feed and carriage return are fine everywhere.
       try instance.backend.setValue("a\tb\nc\rd", forKey: "whitespace")
       #expect(try instance.reload().value(forKey: "whitespace") == "a\tb\nc\rd")

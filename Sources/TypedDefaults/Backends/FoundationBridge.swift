@@ -41,91 +41,120 @@ enum FoundationBridge {
   /// - Parameter object: A value returned by `UserDefaults.object(forKey:)` or
   ///   `PropertyListSerialization`.
   /// - Throws: ``ConversionError`` for a value that is not a property-list value (a null, a
-  ///   dictionary with a non-string key), or nesting deeper than ``maximumDepth``.
+  ///   dictionary with a non-string key), nesting deeper than ``maximumDepth``, or more than
+  ///   ``maximumValueCount`` values.
   static func value(from object: Any) throws(ConversionError) -> PropertyListValue {
     var budget = maximumValueCount
-    return try value(from: object, path: "root", depth: 0, budget: &budget)
+    do {
+      return try value(from: object, depth: 0, budget: &budget)
+    } catch {
+      throw ConversionError(path: "root" + error.path, problem: error.problem)
+    }
   }
 
+  // The path of a bad value is built as the error unwinds (each level prepends its key or index),
+  // so that converting good values allocates nothing for it.
   private static func value(
     from object: Any,
-    path: @autoclosure () -> String,
     depth: Int,
     budget: inout Int
   ) throws(ConversionError) -> PropertyListValue {
     budget -= 1
     guard budget >= 0 else {
       throw ConversionError(
-        path: path(),
+        path: "",
         problem:
           "More than \(maximumValueCount) values (shared references expand to more than the file holds)"
       )
     }
-    // Exact native types first: they are what corelibs' UserDefaults returns, and a type check is
-    // far cheaper than a bridging cast.
+    // Exact types first: a type comparison is far cheaper than a bridging cast. corelibs'
+    // UserDefaults returns native Swift values; PropertyListSerialization on Linux returns native
+    // strings, dates, data and containers, and NSNumber for numbers.
     let objectType = type(of: object)
-    if objectType == String.self, let value = object as? String { return .string(value) }
-    if objectType == Int.self, let value = object as? Int { return .integer(.init(Int64(value))) }
-    if objectType == Bool.self, let value = object as? Bool { return .bool(value) }
-    if objectType == Double.self, let value = object as? Double { return .real(value) }
-    if objectType == Float.self, let value = object as? Float { return .real(Double(value)) }
-    if objectType == UInt64.self, let value = object as? UInt64 { return .integer(.init(value)) }
-    if objectType == Int64.self, let value = object as? Int64 { return .integer(.init(value)) }
+    if objectType == String.self { return .string(object as! String) }
+    if objectType == NSNumber.self { return classify(object as! NSNumber) }
+    if objectType == [AnyHashable: Any].self {
+      return try dictionary(object as! [AnyHashable: Any], depth: depth, budget: &budget)
+    }
+    if objectType == Int.self { return .integer(.init(Int64(object as! Int))) }
+    if objectType == Bool.self { return .bool(object as! Bool) }
+    if objectType == Double.self { return .real(object as! Double) }
+    if objectType == Date.self { return .date(object as! Date) }
+    if objectType == Data.self { return .data(object as! Data) }
+    if objectType == [Any].self {
+      return try array(object as! [Any], depth: depth, budget: &budget)
+    }
+    if objectType == Float.self { return .real(Double(object as! Float)) }
+    if objectType == UInt64.self { return .integer(.init(object as! UInt64)) }
+    if objectType == Int64.self { return .integer(.init(object as! Int64)) }
     if objectType == Optional<Any>.self, let box = object as? any OptionalProtocol {
       // corelibs boxes the elements of containers it returns as `Optional<Any>`.
       guard let unboxed = box.wrappedAny else {
-        throw ConversionError(
-          path: path(), problem: "A null value, which property lists cannot hold")
+        throw ConversionError(path: "", problem: "A null value, which property lists cannot hold")
       }
       budget += 1  // the box is not a value of its own
-      return try value(from: unboxed, path: path(), depth: depth, budget: &budget)
+      return try value(from: unboxed, depth: depth, budget: &budget)
     }
 
-    if let number = object as? NSNumber {
-      return classify(number)
-    }
+    // Bridged Objective-C objects (Apple platforms), and anything else castable.
+    if let number = object as? NSNumber { return classify(number) }
     if let string = object as? String { return .string(string) }
     if let date = object as? Date { return .date(date) }
     if let data = object as? Data { return .data(data) }
-
-    if let array = object as? [Any] {
-      guard depth < maximumDepth else {
-        throw ConversionError(path: path(), problem: "Nesting deeper than \(maximumDepth) levels")
-      }
-      var elements: [PropertyListValue] = []
-      elements.reserveCapacity(array.count)
-      for (index, element) in array.enumerated() {
-        elements.append(
-          try value(from: element, path: "\(path())[\(index)]", depth: depth + 1, budget: &budget))
-      }
-      return .array(elements)
-    }
-    if let dictionary = object as? [AnyHashable: Any] {
-      guard depth < maximumDepth else {
-        throw ConversionError(path: path(), problem: "Nesting deeper than \(maximumDepth) levels")
-      }
-      var entries: [String: PropertyListValue] = [:]
-      entries.reserveCapacity(dictionary.count)
-      for (key, element) in dictionary {
-        guard let key = key.base as? String else {
-          throw ConversionError(
-            path: path(),
-            problem:
-              "A dictionary key of type \(type(of: key.base)); property-list keys are strings"
-          )
-        }
-        entries[key] = try value(
-          from: element, path: "\(path())[\"\(key)\"]", depth: depth + 1, budget: &budget)
-      }
-      return .dictionary(entries)
+    if let elements = object as? [Any] { return try array(elements, depth: depth, budget: &budget) }
+    if let entries = object as? [AnyHashable: Any] {
+      return try dictionary(entries, depth: depth, budget: &budget)
     }
     if let uid = keyedArchiverUID(object) {
       return .dictionary(["CF$UID": .integer(.init(UInt64(uid)))])
     }
     throw ConversionError(
-      path: path(),
-      problem: "A value of type \(objectType), which is not a property-list type"
-    )
+      path: "", problem: "A value of type \(objectType), which is not a property-list type")
+  }
+
+  private static func array(
+    _ array: [Any],
+    depth: Int,
+    budget: inout Int
+  ) throws(ConversionError) -> PropertyListValue {
+    guard depth < maximumDepth else {
+      throw ConversionError(path: "", problem: "Nesting deeper than \(maximumDepth) levels")
+    }
+    var elements: [PropertyListValue] = []
+    elements.reserveCapacity(array.count)
+    for (index, element) in array.enumerated() {
+      do {
+        elements.append(try value(from: element, depth: depth + 1, budget: &budget))
+      } catch {
+        throw ConversionError(path: "[\(index)]" + error.path, problem: error.problem)
+      }
+    }
+    return .array(elements)
+  }
+
+  private static func dictionary(
+    _ dictionary: [AnyHashable: Any],
+    depth: Int,
+    budget: inout Int
+  ) throws(ConversionError) -> PropertyListValue {
+    guard depth < maximumDepth else {
+      throw ConversionError(path: "", problem: "Nesting deeper than \(maximumDepth) levels")
+    }
+    var entries: [String: PropertyListValue] = [:]
+    entries.reserveCapacity(dictionary.count)
+    for (key, element) in dictionary {
+      guard let key = key.base as? String else {
+        throw ConversionError(
+          path: "",
+          problem: "A dictionary key of type \(type(of: key.base)); property-list keys are strings")
+      }
+      do {
+        entries[key] = try value(from: element, depth: depth + 1, budget: &budget)
+      } catch {
+        throw ConversionError(path: "[\"\(key)\"]" + error.path, problem: error.problem)
+      }
+    }
+    return .dictionary(entries)
   }
 
   private static func classify(_ number: NSNumber) -> PropertyListValue {

@@ -11,8 +11,9 @@
 /// A read or write is one dictionary access under a lock: no I/O, no allocation for scalar values.
 ///
 /// Thread-safe: every method may be called from any thread. Nothing is ever written to disk.
-public final class InMemoryBackend: SettingsBackend {
-  private let storage: Locked<[String: PropertyListValue]>
+public final class InMemoryBackend: SettingsBackend, CellBackend {
+  /// One cell per key ever written or read by a setting; a removed key's cell is empty.
+  private let storage: Locked<[String: ValueCell]>
 
   /// A short name for diagnostics, `InMemoryBackend` unless set at creation.
   public let name: String
@@ -23,7 +24,7 @@ public final class InMemoryBackend: SettingsBackend {
   ///   - values: The initial keys and values; empty by default.
   ///   - name: A name for diagnostics, to tell several in-memory backends apart.
   public init(_ values: [String: PropertyListValue] = [:], name: String = "InMemoryBackend") {
-    self.storage = Locked(values)
+    self.storage = Locked(values.mapValues { ValueCell($0) })
     self.name = name
   }
 
@@ -32,7 +33,7 @@ public final class InMemoryBackend: SettingsBackend {
   /// - Parameter key: The key to look up.
   /// - Returns: The value, or `nil` if the key has none.
   public func value(forKey key: String) -> PropertyListValue? {
-    storage.withLock { $0[key] }
+    storage.withLock { $0[key]?.value }
   }
 
   /// Stores a value for a key, or removes the key when `value` is `nil`.
@@ -48,20 +49,93 @@ public final class InMemoryBackend: SettingsBackend {
   ///   a file.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
-    storage.withLock { $0[key] = value }
+    storage.withLock { cells in
+      if let cell = cells[key] {
+        cell.value = value
+        cell.conversion = nil
+      } else if value != nil {
+        cells[key] = ValueCell(value)
+      }
+    }
+  }
+
+  /// Stores several values at once, all or nothing.
+  ///
+  /// - Parameter values: The keys and values to store.
+  /// - Throws: What ``setValue(_:forKey:)`` throws, for the first value that can't be stored;
+  ///   nothing is stored then.
+  public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
+    for (key, value) in values { try WriteValidation.check(value, key: key) }
+    storage.withLock { cells in
+      for (key, value) in values {
+        if let cell = cells[key] {
+          cell.value = value
+          cell.conversion = nil
+        } else {
+          cells[key] = ValueCell(value)
+        }
+      }
+    }
   }
 
   /// Removes a key. Removing a missing key does nothing.
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
-    storage.withLock { _ = $0.removeValue(forKey: key) }
+    storage.withLock { cells in
+      cells[key]?.value = nil
+      cells[key]?.conversion = nil
+    }
   }
 
   /// Returns every key and value.
   ///
-  /// - Returns: A copy of the stored dictionary.
+  /// - Returns: The stored keys and values.
   public func dictionaryRepresentation() -> [String: PropertyListValue] {
-    storage.withLock { $0 }
+    storage.withLock { $0.compactMapValues(\.value) }
+  }
+
+  @usableFromInline
+  func cell(forKey key: String) -> ValueCell {
+    storage.withLock { cells in
+      if let cell = cells[key] { return cell }
+      let cell = ValueCell(nil)
+      cells[key] = cell
+      return cell
+    }
+  }
+
+  @usableFromInline
+  func value(in cell: ValueCell) -> PropertyListValue? {
+    storage.withLock { _ in cell.value }
+  }
+
+  @usableFromInline
+  func conversion(in cell: ValueCell) -> AnyObject? {
+    storage.withLock { _ in cell.conversion }
+  }
+
+  @usableFromInline
+  func setConversion(
+    _ conversion: AnyObject,
+    in cell: ValueCell,
+    ifValueIs source: PropertyListValue
+  ) {
+    storage.withLock { _ in
+      if cell.value == source { cell.conversion = conversion }
+    }
+  }
+
+  @usableFromInline
+  func setValue(
+    _ value: PropertyListValue?,
+    in cell: ValueCell,
+    forKey key: String
+  ) throws(SettingsError) {
+    if let value { try WriteValidation.check(value, key: key) }
+    storage.withLock { _ in
+      cell.value = value
+      cell.conversion = nil
+    }
   }
 }

@@ -28,9 +28,11 @@
 ///
 /// ## Writing your own
 ///
-/// A class that keeps its state behind a lock, as ``InMemoryBackend`` does, meets the contract.
+/// A backend is a class: it is a store that settings and models share, and a class reference is
+/// the cheapest thing to hold and call on every read. A class that keeps its state behind a lock,
+/// as ``InMemoryBackend`` does, meets the contract.
 /// Run the library's conformance tests against it (see the `BackendConformance` tests).
-public protocol SettingsBackend: Sendable {
+public protocol SettingsBackend: AnyObject, Sendable {
   /// A short human-readable name for diagnostics and errors, such as
   /// `UserDefaults(suite: com.example.player)` or `LayeredPlistStore(/…/data.plist)`.
   var name: String { get }
@@ -61,9 +63,29 @@ public protocol SettingsBackend: Sendable {
   ///
   /// - Returns: The keys and values, as of one instant.
   func dictionaryRepresentation() -> [String: PropertyListValue]
+
+  /// Stores several values at once: an import. Every value is checked first; if one can't be
+  /// stored, nothing is.
+  ///
+  /// The default implementation checks nothing first and calls ``setValue(_:forKey:)`` for each
+  /// key; the library's backends validate first and store the batch efficiently.
+  ///
+  /// - Parameter values: The keys and values to store.
+  /// - Throws: What ``setValue(_:forKey:)`` throws, for the first value that can't be stored.
+  func setValues(_ values: [String: PropertyListValue]) throws(SettingsError)
 }
 
 extension SettingsBackend {
+  /// Calls ``setValue(_:forKey:)`` for each key, in key order; stops at the first error.
+  ///
+  /// - Parameter values: The keys and values to store.
+  /// - Throws: What ``setValue(_:forKey:)`` throws.
+  public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
+    for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+      try setValue(value, forKey: key)
+    }
+  }
+
   /// The keys this backend stores, sorted; the keys of ``dictionaryRepresentation()``.
   public var keys: [String] {
     dictionaryRepresentation().keys.sorted()

@@ -80,6 +80,27 @@ enum POSIX {
     return info.st_mode & 0o7777
   }
 
+  /// What is at a path, following symbolic links.
+  enum FileKind: Equatable {
+    case missing, regular, directory, other
+    /// The path can't be examined (a loop of links, a component that isn't a folder, no
+    /// permission), with the reason.
+    case unreachable(String)
+  }
+
+  /// What is at `path`, following symbolic links: one `stat`.
+  static func kind(ofFileAt path: String) -> FileKind {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      return errno == ENOENT ? .missing : .unreachable(lastError)
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .regular
+    case S_IFDIR: return .directory
+    default: return .other
+    }
+  }
+
   /// What identifies a file's current version: device, inode, size and modification time. An
   /// atomic replacement gives a new inode; an in-place rewrite, a new time or size.
   static func identity(ofFileAt path: String) -> FileIdentity? {

@@ -127,23 +127,18 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   }
 
   private func readData() throws(SettingsError) -> Data? {
-    let attributes: [FileAttributeKey: Any]
-    do {
-      // Follows a symbolic link; a missing file (or a link to nothing) is no file.
-      guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-      attributes = try FileManager.default.attributesOfItem(
-        atPath: url.resolvingSymlinksInPath().path)
-    } catch {
-      throw SettingsError(.fileNotReadable, path: url.path, reason: Self.describe(error))
-    }
-    switch attributes[.type] as? FileAttributeType {
-    case .typeRegular?:
+    switch POSIX.kind(ofFileAt: url.path) {
+    case .missing:
+      return nil  // also a symbolic link to nothing
+    case .regular:
       break
-    case .typeDirectory?:
+    case .directory:
       throw SettingsError(.fileNotReadable, path: url.path, reason: "It is a directory")
-    default:
+    case .other:
       // A FIFO would block the reader forever; a device is no settings file.
       throw SettingsError(.fileNotReadable, path: url.path, reason: "It is not a regular file")
+    case .unreachable(let reason):
+      throw SettingsError(.fileNotReadable, path: url.path, reason: reason)
     }
     do {
       let handle = try FileHandle(forReadingFrom: url)
@@ -165,8 +160,17 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// Decodes property-list bytes.
-  static func decode(_ data: Data, path: String) throws(SettingsError) -> Contents {
+  /// Decodes property-list bytes held in memory (standard input, a download) with the same
+  /// reader and the same defences as ``read()``.
+  ///
+  /// - Parameters:
+  ///   - data: The bytes: an XML, binary or OpenStep property list.
+  ///   - path: What to call the bytes in errors (``SettingsError/path``), such as `<stdin>`.
+  /// - Returns: The root value and the format.
+  /// - Throws: ``SettingsError/Code/corruptFile`` if the bytes are not a property list, or hold a
+  ///   value that is not a property-list type or more values than can be read.
+  public static func decode(_ data: Data, path: String = "<data>") throws(SettingsError) -> Contents
+  {
     let limit = FoundationBridge.maximumValueCount
     if let count = BinaryPropertyListScan.expandedValueCount(of: data, limit: limit), count > limit
     {
@@ -238,9 +242,6 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ///   ``SettingsError/Code/valueNotRepresentable`` if `root` is nested too deeply or holds too
   ///   many values to be read back. The file is unchanged when this throws.
   public func write(_ root: PropertyListValue, format: Format = .xml) throws(SettingsError) {
-    if let problem = WriteValidation.problem(inRoot: root) {
-      throw SettingsError(.valueNotRepresentable, path: url.path, reason: problem.reason)
-    }
     let data = try Self.encode(root, format: format, path: url.path)
     guard data.count <= maximumSize else {
       throw SettingsError(
@@ -253,12 +254,24 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     try AtomicFile.replace(url, with: data)
   }
 
-  /// Encodes a value as property-list bytes.
-  static func encode(
+  /// Encodes a value as property-list bytes, as ``write(_:format:)`` does before writing them.
+  ///
+  /// - Parameters:
+  ///   - root: The value to encode.
+  ///   - format: ``Format/xml`` or ``Format/binary``.
+  ///   - path: What to call the bytes in errors (``SettingsError/path``).
+  /// - Returns: The encoded bytes.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` if `root` is nested too deeply or
+  ///   holds too many values to be read back, or can't be encoded;
+  ///   ``SettingsError/Code/fileNotWritable`` for ``Format/openStep``, which can't be written.
+  public static func encode(
     _ root: PropertyListValue,
     format: Format,
-    path: String
+    path: String = "<data>"
   ) throws(SettingsError) -> Data {
+    if let problem = WriteValidation.problem(inRoot: root) {
+      throw SettingsError(.valueNotRepresentable, path: path, reason: problem.reason)
+    }
     let nativeFormat: PropertyListSerialization.PropertyListFormat
     switch format {
     case .xml: nativeFormat = .xml

@@ -25,7 +25,8 @@ enum XMLPropertyListRules {
   ) throws(SettingsError)
     -> PropertyListValue
   {
-    try normalizedIfChanged(value, key: key, path: "") ?? value
+    try checkText(key, key: key, path: "(the key itself)")
+    return try normalizedIfChanged(value, key: key, path: "") ?? value
   }
 
   /// The normalized value, or `nil` if `value` needs no change (so unchanged containers are not

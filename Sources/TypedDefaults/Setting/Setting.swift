@@ -137,7 +137,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   public var backend: any SettingsBackend { storage.boundBackend }
 
   /// The value the backend holds for ``key``, unconverted; `nil` if it holds none.
-  public var storedValue: PropertyListValue? { storage.boundBackend.value(forKey: storage.key) }
+  public var storedValue: PropertyListValue? { storage.storedValue }
 
   /// Whether the backend holds a value for ``key`` (a value of the wrong type counts).
   public var hasStoredValue: Bool { storedValue != nil }
@@ -155,7 +155,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// Removes the stored value, so the setting shows its default again (or, on a layered store, a
   /// value from a lower layer).
   public func reset() {
-    storage.boundBackend.removeValue(forKey: storage.key)
+    storage.reset()
   }
 }
 

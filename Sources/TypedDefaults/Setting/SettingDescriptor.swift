@@ -1,69 +1,70 @@
-/// A description of one setting of a model, as discovered by reflection: its name, key, type,
-/// default, and what the backend holds.
+/// One setting of a model, as discovered by reflection: its name, key, type and default, and a
+/// live view of what the backend holds for it.
 ///
 /// Get them from ``SettingsModel/allSettings`` or ``SettingsGroup/allSettings``:
 ///
 /// ```swift
 /// for setting in settings.allSettings {
-///   print(setting.key, setting.typeName, setting.value ?? "nil")
+///   print(setting)  // volume: Double = 0.5
 /// }
 /// ```
 ///
-/// A descriptor is a snapshot taken when it was created; it does not change when the setting does.
-public struct SettingDescriptor: Sendable, Equatable, CustomStringConvertible {
+/// The name, key, type and default are fixed. ``storedValue``, ``value``, ``valueDescription``
+/// and ``readsDefaultValue`` read the setting's current state each time they are used, so a
+/// model can hand out its list of descriptors once and it stays right.
+public struct SettingDescriptor: Sendable, CustomStringConvertible {
   /// The property's name, without the property wrapper's leading underscore: `volume`.
   public let propertyName: String
-  /// The key the setting is stored under.
-  public let key: String
-  /// The setting's Swift type.
-  public let valueType: any SettingValue.Type
   /// The name of the type that declares the property (a superclass, for an inherited setting).
   public let declaringTypeName: String
-  /// The default value as a property list; `nil` for an optional setting whose default is `nil`.
-  public let defaultValue: PropertyListValue?
-  /// What the backend holds for the key, unconverted; `nil` if nothing is stored.
-  public let storedValue: PropertyListValue?
-  /// What the setting reads: the stored value converted to ``valueType`` (or the default), as a
-  /// property list; `nil` for an optional setting that reads `nil`.
-  public let value: PropertyListValue?
-  /// What the setting reads, as Swift prints a value of its type: `true`, `0.5`, `["jazz"]`, or
-  /// `nil` for an optional setting that reads `nil`.
-  public let valueDescription: String
+  let setting: any SettingProperty
 
-  /// Whether the setting reads its default: nothing is stored, or what is stored can't be read as
-  /// ``valueType`` (see ``storedValue``).
-  public let readsDefaultValue: Bool
+  init(propertyName: String, declaringTypeName: String, setting: any SettingProperty) {
+    self.propertyName = propertyName
+    self.declaringTypeName = declaringTypeName
+    self.setting = setting
+  }
+
+  /// The key the setting is stored under.
+  public var key: String { setting.key }
+
+  /// The setting's Swift type.
+  public var valueType: any SettingValue.Type { setting.valueType }
 
   /// The setting's Swift type's name, as it is spelled in code: `Double`, `Date?`, `[String]`.
   public var typeName: String { TypeNames.sugared(valueType) }
 
-  /// Whether the backend holds a value for the key.
+  /// The default value as a property list; `nil` for an optional setting whose default is `nil`.
+  public var defaultValue: PropertyListValue? { setting.defaultPropertyListValue }
+
+  /// What the backend holds for the key now, unconverted; `nil` if nothing is stored.
+  public var storedValue: PropertyListValue? { setting.storedPropertyListValue }
+
+  /// Whether the backend holds a value for the key now.
   public var hasStoredValue: Bool { storedValue != nil }
+
+  /// What the setting reads now: the stored value converted to ``valueType`` (or the default), as
+  /// a property list; `nil` for an optional setting that reads `nil`.
+  public var value: PropertyListValue? { setting.currentState.value }
+
+  /// What the setting reads now, as Swift prints a value of its type: `true`, `0.5`,
+  /// `["jazz"]`, or `nil` for an optional setting that reads `nil`.
+  public var valueDescription: String { setting.currentState.description }
+
+  /// Whether the setting reads its default now: nothing is stored, or what is stored can't be
+  /// read as ``valueType`` (see ``storedValue``).
+  public var readsDefaultValue: Bool { setting.currentState.readsDefault }
 
   /// `key: Type = value`, followed by `(default)` when nothing is stored, or
   /// `(default; the stored … can't be read)` when what is stored can't be read as the type.
   public var description: String {
+    let state = setting.currentState
     let marker: String
-    if let storedValue, readsDefaultValue {
-      marker = " (default; the stored \(storedValue.kind) \(storedValue) can't be read)"
+    if let stored = state.stored, state.readsDefault {
+      marker = " (default; the stored \(stored.kind) \(stored) can't be read)"
     } else {
-      marker = readsDefaultValue ? " (default)" : ""
+      marker = state.readsDefault ? " (default)" : ""
     }
-    return "\(key): \(typeName) = \(valueDescription)\(marker)"
-  }
-
-  /// Compares every field; types compare by identity.
-  ///
-  /// - Parameters:
-  ///   - lhs: A descriptor.
-  ///   - rhs: Another descriptor.
-  /// - Returns: Whether the two describe the same setting in the same state.
-  public static func == (lhs: SettingDescriptor, rhs: SettingDescriptor) -> Bool {
-    lhs.propertyName == rhs.propertyName && lhs.key == rhs.key
-      && ObjectIdentifier(lhs.valueType) == ObjectIdentifier(rhs.valueType)
-      && lhs.declaringTypeName == rhs.declaringTypeName && lhs.defaultValue == rhs.defaultValue
-      && lhs.storedValue == rhs.storedValue && lhs.value == rhs.value
-      && lhs.valueDescription == rhs.valueDescription
-      && lhs.readsDefaultValue == rhs.readsDefaultValue
+    return "\(key): \(typeName) = \(state.description)\(marker)"
   }
 }

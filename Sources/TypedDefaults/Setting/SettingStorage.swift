@@ -1,26 +1,58 @@
+import Foundation
+
 /// The shared, reference-typed state behind one ``Setting``: its key, default and backend.
 ///
 /// A `Setting` is a struct (so a model of settings can be a `Sendable` struct) whose only stored
 /// property is a reference to one of these, so copies of a model share their settings' binding.
 /// The key and backend are filled in once, by the model's initializer walking its properties
 /// with `Mirror` (``SettingsReflection``), or given explicitly when the setting is declared.
-// @unchecked Sendable: `key`, `propertyName` and `backend` are written only by `bind`, which runs
-// while the owning model is being initialized, before the model can be shared with another
-// thread; afterwards they are only read. `lastReportedMismatch` is behind a lock.
+///
+/// ## Reading fast
+///
+/// On the library's own backends the storage keeps its key's ``ValueCell``, so a read is one
+/// lock and one load, with no dictionary lookup. A stored array or dictionary converted to
+/// `Value` is cached with the stored value it came from; each read still fetches the current
+/// stored value and reuses the conversion only if it is the same value (the same storage, which
+/// makes the comparison immediate, or equal contents), so the cache can never serve a value some
+/// other writer replaced.
+// @unchecked Sendable: `key`, `propertyName`, `backend`, `cellBackend`, `cell` and
+// `defaultPropertyListValue` are written only by `bind`, which runs while the owning model is
+// being initialized, before the model can be shared with another thread; afterwards they are only
+// read. `conversion` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @usableFromInline let defaultValue: Value
   let declaredKey: String?
-  @usableFromInline private(set) var key: String
-  @usableFromInline private(set) var backend: (any SettingsBackend)?
+  // The binding is written once, before the setting can be shared (see the type's comment), so
+  // reading it needs no dynamic exclusivity check, which would cost more than the rest of a read.
+  @exclusivity(unchecked) @usableFromInline private(set) var key: String
+  @exclusivity(unchecked) @usableFromInline private(set) var backend: (any SettingsBackend)?
+  @exclusivity(unchecked) @usableFromInline private(set) var cellBackend: (any CellBackend)?
+  @exclusivity(unchecked) @usableFromInline private(set) var cell: ValueCell?
   private(set) var propertyName: String?
-  private let lastReportedMismatch = Locked<PropertyListValue?>(nil)
+  /// The default as a property list, computed once.
+  let defaultPropertyListValue: PropertyListValue?
+  /// Whether the default is stored as an array or a dictionary, so that values of this setting
+  /// are read together with their cached conversion (see ``read()``).
+  @usableFromInline let storesContainers: Bool
+
+  /// For a setting without a cell: the last conversion of a stored array or dictionary, behind
+  /// `slowLock`. (A setting with a cell keeps it in the cell.)
+  @exclusivity(unchecked) private var conversion: ConvertedValue<Value>?
+  @usableFromInline let slowLock = NSLock()
+  /// The last wrong-typed stored value reported, behind `slowLock`.
+  @exclusivity(unchecked) private var lastReportedMismatch: PropertyListValue?
 
   init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.declaredKey = key
     self.key = key ?? ""
     self.defaultValue = defaultValue
-    self.backend = backend
+    self.defaultPropertyListValue = try? defaultValue.propertyListValue()
+    switch defaultPropertyListValue {
+    case .array?, .dictionary?: storesContainers = true
+    default: storesContainers = false
+    }
+    if let backend { attach(backend) }
   }
 
   /// Attaches the setting to its model's backend, inferring the key from the property name
@@ -28,7 +60,15 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   func bind(propertyName: String, backend: any SettingsBackend) {
     self.propertyName = propertyName
     if declaredKey == nil { key = propertyName }
-    if self.backend == nil { self.backend = backend }
+    if self.backend == nil { attach(backend) }
+  }
+
+  private func attach(_ backend: any SettingsBackend) {
+    self.backend = backend
+    if let cellBackend = backend as? any CellBackend {
+      self.cellBackend = cellBackend
+      self.cell = cellBackend.cell(forKey: key)
+    }
   }
 
   // MARK: - Reading and writing
@@ -39,28 +79,85 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     unbound()
   }
 
+  /// What the backend holds for the key, through the key's cell where there is one.
+  @inlinable
+  var storedValue: PropertyListValue? {
+    if let cellBackend, let cell { return cellBackend.value(in: cell) }
+    return boundBackend.value(forKey: key)
+  }
+
   /// The setting's value: the stored value read as `Value`, or the default when nothing is stored
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   func read() -> Value {
-    let backend = boundBackend
-    guard let stored = backend.value(forKey: key) else { return defaultValue }
+    if let cellBackend, let cell {
+      // A type stored as an array or dictionary first looks for its conversion of the current
+      // value, left in the cell by an earlier read: one lock, no conversion.
+      if storesContainers, let conversion = cellBackend.conversion(in: cell),
+        type(of: conversion) == ConvertedValue<Value>.self
+      {
+        return unsafeDowncast(conversion, to: ConvertedValue<Value>.self).value
+      }
+      guard let stored = cellBackend.value(in: cell) else { return defaultValue }
+      guard let value = converted(stored) else { return defaultValue }
+      switch stored {
+      case .array, .dictionary:
+        cellBackend.setConversion(
+          ConvertedValue(source: stored, value: value), in: cell, ifValueIs: stored)
+      default:
+        break
+      }
+      return value
+    }
+    guard let stored = boundBackend.value(forKey: key) else { return defaultValue }
+    switch stored {
+    case .array, .dictionary:
+      if let cached = cachedConversion(of: stored) { return cached }
+      guard let value = converted(stored) else { return defaultValue }
+      cache(ConvertedValue(source: stored, value: value))
+      return value
+    default:
+      return converted(stored) ?? defaultValue
+    }
+  }
+
+  @usableFromInline
+  func cachedConversion(of stored: PropertyListValue) -> Value? {
+    slowLock.lock()
+    defer { slowLock.unlock() }
+    guard let conversion, conversion.source == stored else { return nil }
+    return conversion.value
+  }
+
+  @usableFromInline
+  func cache(_ conversion: ConvertedValue<Value>) {
+    slowLock.lock()
+    self.conversion = conversion
+    slowLock.unlock()
+  }
+
+  /// The stored value as `Value`, or `nil` after reporting why it can't be read.
+  @inlinable
+  func converted(_ stored: PropertyListValue) -> Value? {
     if let value = Value(propertyListValue: stored) { return value }
-    reportMismatch(stored, backend: backend)
-    return defaultValue
+    reportMismatch(stored)
+    return nil
   }
 
   /// Stores a value; `nil` (from an `Optional`) removes the key.
   @inlinable
   func write(_ value: Value) throws(SettingsError) {
-    let backend = boundBackend
     let stored: PropertyListValue?
     do {
       stored = try value.propertyListValue()
     } catch {
       throw representationError(error)
     }
-    try backend.setValue(stored, forKey: key)
+    if let cellBackend, let cell {
+      try cellBackend.setValue(stored, in: cell, forKey: key)
+    } else {
+      try boundBackend.setValue(stored, forKey: key)
+    }
   }
 
   /// Stores a value from a property setter, which can't throw: a failure is reported as a
@@ -74,6 +171,11 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     }
   }
 
+  /// Removes the stored value.
+  func reset() {
+    boundBackend.removeValue(forKey: key)
+  }
+
   // MARK: - Slow paths
 
   @usableFromInline
@@ -83,12 +185,13 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   }
 
   @usableFromInline
-  func reportMismatch(_ stored: PropertyListValue, backend: any SettingsBackend) {
-    let isNew = lastReportedMismatch.withLock { last in
-      defer { last = stored }
-      return last.map { !$0.isIdentical(to: stored) } ?? true
-    }
+  func reportMismatch(_ stored: PropertyListValue) {
+    slowLock.lock()
+    let isNew = lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
+    lastReportedMismatch = stored
+    slowLock.unlock()
     guard isNew else { return }
+    let backend = boundBackend
     let why = Value.readFailureReason(for: stored).map { " (\($0))" } ?? ""
     SettingsDiagnostics.report(
       SettingsDiagnostic(

@@ -35,11 +35,13 @@ extension SettingsGroup {
     SettingsReflection.bind(self, to: backend)
   }
 
-  /// Describes every setting of the group, in declaration order, with its current value.
+  /// Describes every setting of the group, in declaration order; each descriptor reads its
+  /// setting's current state when asked.
   ///
-  /// Reflects over the struct on each call: about a microsecond per property.
+  /// Reflects over the struct on each call (about a microsecond per property); a
+  /// ``SettingsModel`` discovers its settings once instead.
   public var allSettings: [SettingDescriptor] {
-    SettingsReflection.discover(in: self).map { $0.descriptor() }
+    SettingsReflection.discover(in: self)
   }
 
   /// The current value of every setting, by key, as property lists. Optional settings that read
@@ -52,6 +54,6 @@ extension SettingsGroup {
 
   /// Removes every setting's stored value, so each shows its default again.
   public func resetAll() {
-    for setting in SettingsReflection.discover(in: self) { setting.property.reset() }
+    for descriptor in SettingsReflection.discover(in: self) { descriptor.setting.reset() }
   }
 }

@@ -34,7 +34,7 @@ open class SettingsModel: @unchecked Sendable {
 
   /// The backend every setting of the model reads and writes (unless declared with its own).
   public let backend: any SettingsBackend
-  private var discovered: [DiscoveredSetting] = []
+  private var discovered: [SettingDescriptor] = []
 
   /// Creates the model and attaches every `@Setting` it declares, in this class and its
   /// superclasses, to `backend`.
@@ -45,10 +45,12 @@ open class SettingsModel: @unchecked Sendable {
     discovered = SettingsReflection.bind(self, to: backend)
   }
 
-  /// Describes every setting of the model (superclass settings first, then in declaration order)
-  /// with its current value.
+  /// Describes every setting of the model, superclass settings first, then in declaration order.
+  ///
+  /// Discovered once, when the model is created; each descriptor reads its setting's current
+  /// state when asked, so the list never goes stale and getting it costs next to nothing.
   public var allSettings: [SettingDescriptor] {
-    discovered.map { $0.descriptor() }
+    discovered
   }
 
   /// The current value of every setting, by key, as property lists. Optional settings that read
@@ -62,6 +64,6 @@ open class SettingsModel: @unchecked Sendable {
   /// Removes every setting's stored value, so each shows its default again. Keys of the backend
   /// that belong to no setting of this model are left alone.
   public func resetAll() {
-    for setting in discovered { setting.property.reset() }
+    for descriptor in discovered { descriptor.setting.reset() }
   }
 }

@@ -1,11 +1,27 @@
-/// The internal face of a ``Setting`` that reflection works with, whatever its value type.
-protocol SettingProperty {
+/// A setting's state at one instant, for descriptors.
+struct SettingState {
+  /// What the backend holds, unconverted.
+  var stored: PropertyListValue?
+  /// What the setting reads, as a property list.
+  var value: PropertyListValue?
+  /// What the setting reads, as Swift prints it.
+  var description: String
+  /// Whether the setting reads its default.
+  var readsDefault: Bool
+}
+
+/// The internal face of a ``Setting`` that reflection and descriptors work with, whatever its
+/// value type.
+protocol SettingProperty: Sendable {
   /// Attaches the setting to a backend, naming it after its property.
   func bind(propertyName: String, backend: any SettingsBackend)
   /// The setting's key (valid once bound).
   var key: String { get }
-  /// Describes the setting and its current state.
-  func descriptor(propertyName: String, declaringTypeName: String) -> SettingDescriptor
+  var valueType: any SettingValue.Type { get }
+  var defaultPropertyListValue: PropertyListValue? { get }
+  var storedPropertyListValue: PropertyListValue? { get }
+  /// Reads the backend once and describes what the setting shows.
+  var currentState: SettingState { get }
   /// Removes the stored value.
   func reset()
 }
@@ -15,32 +31,21 @@ extension Setting: SettingProperty {
     storage.bind(propertyName: propertyName, backend: backend)
   }
 
-  func descriptor(propertyName: String, declaringTypeName: String) -> SettingDescriptor {
-    let backend = storage.boundBackend
-    let stored = backend.value(forKey: storage.key)
+  var valueType: any SettingValue.Type { Value.self }
+
+  var defaultPropertyListValue: PropertyListValue? { storage.defaultPropertyListValue }
+
+  var storedPropertyListValue: PropertyListValue? { storage.storedValue }
+
+  var currentState: SettingState {
+    let stored = storage.storedValue
     let current = storage.read()
-    return SettingDescriptor(
-      propertyName: propertyName,
-      key: storage.key,
-      valueType: Value.self,
-      declaringTypeName: declaringTypeName,
-      defaultValue: try? storage.defaultValue.propertyListValue(),
-      storedValue: stored,
+    return SettingState(
+      stored: stored,
       value: try? current.propertyListValue(),
-      valueDescription: ValueDescription.of(current),
-      readsDefaultValue: stored.map { Value(propertyListValue: $0) == nil } ?? true
+      description: ValueDescription.of(current),
+      readsDefault: stored.map { Value(propertyListValue: $0) == nil } ?? true
     )
-  }
-}
-
-/// One `@Setting` found on a model by reflection.
-struct DiscoveredSetting {
-  let propertyName: String
-  let declaringTypeName: String
-  let property: any SettingProperty
-
-  func descriptor() -> SettingDescriptor {
-    property.descriptor(propertyName: propertyName, declaringTypeName: declaringTypeName)
   }
 }
 
@@ -49,25 +54,24 @@ struct DiscoveredSetting {
 enum SettingsReflection {
   /// Lists the settings stored in `model`, superclass settings first, each class's in
   /// declaration order.
-  static func discover(in model: Any) -> [DiscoveredSetting] {
+  static func discover(in model: Any) -> [SettingDescriptor] {
     var chain: [Mirror] = []
     var next: Mirror? = Mirror(reflecting: model)
     while let mirror = next {
       chain.append(mirror)
       next = mirror.superclassMirror
     }
-    var found: [DiscoveredSetting] = []
+    var found: [SettingDescriptor] = []
     for mirror in chain.reversed() {
       let typeName = String(describing: mirror.subjectType)
       for child in mirror.children {
-        guard let property = child.value as? any SettingProperty, let label = child.label else {
+        guard let setting = child.value as? any SettingProperty, let label = child.label else {
           continue
         }
         // A property wrapper's storage is reflected as `_name`.
         let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
         found.append(
-          DiscoveredSetting(propertyName: name, declaringTypeName: typeName, property: property)
-        )
+          SettingDescriptor(propertyName: name, declaringTypeName: typeName, setting: setting))
       }
     }
     return found
@@ -79,18 +83,18 @@ enum SettingsReflection {
   /// In debug builds, two settings of one model with the same key stop the program: it is a
   /// mistake in the model's declaration, found on its first use.
   @discardableResult
-  static func bind(_ model: Any, to backend: any SettingsBackend) -> [DiscoveredSetting] {
+  static func bind(_ model: Any, to backend: any SettingsBackend) -> [SettingDescriptor] {
     let settings = discover(in: model)
-    for setting in settings {
-      setting.property.bind(propertyName: setting.propertyName, backend: backend)
+    for descriptor in settings {
+      descriptor.setting.bind(propertyName: descriptor.propertyName, backend: backend)
     }
     #if DEBUG
       var owners: [String: String] = [:]
-      for setting in settings {
-        let owner = "\(setting.declaringTypeName).\(setting.propertyName)"
-        if let first = owners.updateValue(owner, forKey: setting.property.key) {
+      for descriptor in settings {
+        let owner = "\(descriptor.declaringTypeName).\(descriptor.propertyName)"
+        if let first = owners.updateValue(owner, forKey: descriptor.key) {
           preconditionFailure(
-            "\(first) and \(owner) are both stored under the key '\(setting.property.key)'; "
+            "\(first) and \(owner) are both stored under the key '\(descriptor.key)'; "
               + "give one of them a different key"
           )
         }
@@ -100,10 +104,10 @@ enum SettingsReflection {
   }
 
   /// The current value of every setting that has one, by key.
-  static func snapshot(of settings: [DiscoveredSetting]) -> [String: PropertyListValue] {
+  static func snapshot(of settings: [SettingDescriptor]) -> [String: PropertyListValue] {
     var result: [String: PropertyListValue] = [:]
-    for setting in settings {
-      if let value = setting.descriptor().value { result[setting.property.key] = value }
+    for descriptor in settings {
+      if let value = descriptor.value { result[descriptor.key] = value }
     }
     return result
   }

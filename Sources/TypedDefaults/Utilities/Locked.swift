@@ -5,15 +5,25 @@ import Foundation
 /// Built on `NSLock` (a pthread mutex on Linux) rather than `Synchronization.Mutex`: on Linux,
 /// `Mutex` uses futexes that ThreadSanitizer cannot see, so it reports correct code as racy, while
 /// a pthread mutex is understood by TSan. Uncontended, it is also the faster of the two here (see
-/// Docs/Design.md).
+/// Docs/Performance.md).
+///
+/// The value lives in memory the class allocates itself rather than in a stored property, so
+/// that reaching it inside the lock costs no dynamic exclusivity check (the lock already
+/// guarantees exclusive access).
 @usableFromInline
 final class Locked<State> {
   @usableFromInline let lock = NSLock()
-  @usableFromInline var state: State
+  @usableFromInline let state: UnsafeMutablePointer<State>
 
   @usableFromInline
   init(_ state: State) {
-    self.state = state
+    self.state = .allocate(capacity: 1)
+    self.state.initialize(to: state)
+  }
+
+  deinit {
+    state.deinitialize(count: 1)
+    state.deallocate()
   }
 
   /// Runs `body` with exclusive access to the state.
@@ -23,9 +33,9 @@ final class Locked<State> {
   ) throws(Failure) -> Result {
     lock.lock()
     defer { lock.unlock() }
-    return try body(&state)
+    return try body(&state.pointee)
   }
 }
 
-// @unchecked Sendable: `state` is only read or written while `lock` is held.
+// @unchecked Sendable: the state is only read or written while `lock` is held.
 extension Locked: @unchecked Sendable where State: Sendable {}

@@ -134,12 +134,17 @@ struct ProcessResult: Sendable {
 }
 
 /// Runs a built executable of this package to completion.
+///
+/// - Parameter standardInput: A file to give the process as its standard input; by default it
+///   inherits this process's.
 func runProduct(
   _ name: String,
   _ arguments: [String],
-  environment: [String: String] = [:]
+  environment: [String: String] = [:],
+  standardInput: URL? = nil
 ) throws -> ProcessResult {
-  let result = try runProductData(name, arguments, environment: environment)
+  let result = try runProductData(
+    name, arguments, environment: environment, standardInput: standardInput)
   return ProcessResult(
     status: result.status,
     standardOutput: String(decoding: result.standardOutput, as: UTF8.self),
@@ -151,12 +156,16 @@ func runProduct(
 func runProductData(
   _ name: String,
   _ arguments: [String],
-  environment: [String: String] = [:]
+  environment: [String: String] = [:],
+  standardInput: URL? = nil
 ) throws -> (status: Int32, standardOutput: Data, standardError: Data) {
   let process = Process()
   process.executableURL = TestPaths.productsDirectory.appendingPathComponent(name)
   process.arguments = arguments
   process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  if let standardInput {
+    process.standardInput = try FileHandle(forReadingFrom: standardInput)
+  }
   let output = Pipe()
   let error = Pipe()
   process.standardOutput = output

@@ -12,6 +12,9 @@ extension LayeredPlistStore {
     var layers: [[String: PropertyListValue]]
     /// For every key present in any layer, the value of its highest-priority layer.
     var effective: [String: Entry] = [:]
+    /// The cells of the keys settings are bound to, each holding the key's `effective` value.
+    /// Created on demand, so that opening a store allocates nothing per key.
+    var cells: [String: ValueCell] = [:]
     /// Keys whose value in `data.plist` this process changed and hasn't saved yet, each with the
     /// number of its latest change (so a save clears only the changes it wrote).
     var dirty: [String: UInt64] = [:]
@@ -25,7 +28,13 @@ extension LayeredPlistStore {
     init(layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?) {
       self.layers = layers
       self.diskIdentity = diskIdentity
-      for layer in Layer.allCases.reversed() {
+      // Start from the lowest non-empty layer with `mapValues`, which reuses its hash table
+      // (opening a store with one big file then costs no rehashing), and let the layers above
+      // override it.
+      let nonEmpty = Layer.allCases.reversed().filter { !layers[$0.rawValue].isEmpty }
+      guard let lowest = nonEmpty.first else { return }
+      effective = layers[lowest.rawValue].mapValues { Entry(value: $0, layer: lowest) }
+      for layer in nonEmpty.dropFirst() {
         for (key, value) in layers[layer.rawValue] {
           effective[key] = Entry(value: value, layer: layer)
         }
@@ -48,13 +57,25 @@ extension LayeredPlistStore {
     }
 
     mutating func resolve(_ key: String) {
+      effective[key] = nil
       for layer in Layer.allCases {
         if let value = layers[layer.rawValue][key] {
           effective[key] = Entry(value: value, layer: layer)
-          return
+          break
         }
       }
-      effective[key] = nil
+      if !cells.isEmpty, let cell = cells[key] {
+        cell.value = effective[key]?.value
+        cell.conversion = nil
+      }
+    }
+
+    /// The key's cell, created holding the key's current value.
+    mutating func cell(forKey key: String) -> ValueCell {
+      if let cell = cells[key] { return cell }
+      let cell = ValueCell(effective[key]?.value)
+      cells[key] = cell
+      return cell
     }
 
     private mutating func markDirty(_ key: String) {

@@ -75,7 +75,7 @@ import Foundation
 ///
 /// Thread-safe: every method may be called from any thread; saves are serialized, and reads and
 /// writes proceed while a save encodes and writes the file.
-public final class LayeredPlistStore: SettingsBackend {
+public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// The reserved key under which ``applyServerConfiguration(_:replacingPrevious:)`` records the
   /// keys the server delivered, as an array of strings in `data.plist`.
   public static let serverConfigurationKeysKey = "TypedDefaults.serverConfigurationKeys"
@@ -235,6 +235,42 @@ public final class LayeredPlistStore: SettingsBackend {
     return state.withLock { $0.effective[key]?.value }
   }
 
+  @usableFromInline
+  func cell(forKey key: String) -> ValueCell {
+    let key = normalizedKey(key)
+    return state.withLock { $0.cell(forKey: key) }
+  }
+
+  @usableFromInline
+  func value(in cell: ValueCell) -> PropertyListValue? {
+    state.withLock { _ in cell.value }
+  }
+
+  @usableFromInline
+  func conversion(in cell: ValueCell) -> AnyObject? {
+    state.withLock { _ in cell.conversion }
+  }
+
+  @usableFromInline
+  func setConversion(
+    _ conversion: AnyObject,
+    in cell: ValueCell,
+    ifValueIs source: PropertyListValue
+  ) {
+    state.withLock { _ in
+      if cell.value == source { cell.conversion = conversion }
+    }
+  }
+
+  @usableFromInline
+  func setValue(
+    _ value: PropertyListValue?,
+    in cell: ValueCell,
+    forKey key: String
+  ) throws(SettingsError) {
+    try setValue(value, forKey: key)
+  }
+
   /// Returns the value one layer holds for a key, whether or not a higher layer overrides it.
   ///
   /// - Parameters:
@@ -338,6 +374,26 @@ public final class LayeredPlistStore: SettingsBackend {
         reason: "The \(layer) layer is read-only; write to the runtime or persistent layer"
       )
     }
+  }
+
+  /// Stores several values in the persistent layer at once, all or nothing.
+  ///
+  /// - Parameter values: The keys and values to store.
+  /// - Throws: What ``setValue(_:forKey:)`` throws, for the first value that can't be stored;
+  ///   nothing is stored then.
+  public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
+    var storable: [(String, PropertyListValue?)] = []
+    storable.reserveCapacity(values.count)
+    for (key, value) in values {
+      let key = normalizedKey(key)
+      storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
+    }
+    let changed = state.withLock { state in
+      storable.reduce(false) { changed, entry in
+        state.writePersistent(entry.1, forKey: entry.0) || changed
+      }
+    }
+    if changed { fileDidChange() }
   }
 
   /// Removes a key from the persistent layer, which may reveal a value from the delivered or

@@ -1,0 +1,254 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TypedDefaults
+
+/// Each figure of the table: our operation and its raw baseline, measured in one run.
+struct Figures {
+  let effort: Effort
+
+  // MARK: - Per-call figures
+
+  func settingIntReadInMemory() -> Figure {
+    let settings = BenchSettings(backend: InMemoryBackend(["count": 42, "name": "x"]))
+    let baseline = Mutex<[String: Int]>(["count": 42, "name": 0])
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: effort.iterations,
+      ours: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= settings.count }
+        consume(sum)
+      },
+      baseline: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= baseline.withLock { $0["count"] ?? 0 } }
+        consume(sum)
+      })
+    return Figure(
+      name: "@Setting Int read, InMemoryBackend", ours: ours, baseline: raw, target: 1.3, unit: "ns"
+    )
+  }
+
+  func settingIntWriteInMemory() -> Figure {
+    let settings = BenchSettings(backend: InMemoryBackend(["count": 42, "name": "x"]))
+    let baseline = Mutex<[String: Int]>(["count": 42, "name": 0])
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: effort.iterations,
+      ours: { iterations in
+        for index in 0..<iterations { settings.count = index }
+      },
+      baseline: { iterations in
+        for index in 0..<iterations { baseline.withLock { $0["count"] = index } }
+      })
+    return Figure(
+      name: "@Setting Int write, InMemoryBackend", ours: ours, baseline: raw, target: 1.5,
+      unit: "ns")
+  }
+
+  func settingIntReadUserDefaults() -> Figure {
+    let suite = "TypedDefaultsBenchmarks.read.\(ProcessInfo.processInfo.processIdentifier)"
+    let backend = UserDefaultsBackend(suiteName: suite)
+    defer { removeSuite(backend) }
+    let defaults = backend.userDefaults
+    defaults.set(42, forKey: "count")
+    let settings = BenchSettings(backend: backend)
+    let iterations = effort.iterations / 10
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: iterations,
+      ours: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= settings.count }
+        consume(sum)
+      },
+      baseline: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= defaults.object(forKey: "count") as? Int ?? 0 }
+        consume(sum)
+      })
+    return Figure(
+      name: "@Setting Int read, UserDefaultsBackend", ours: ours, baseline: raw, target: 1.1,
+      unit: "ns")
+  }
+
+  func settingStringWriteUserDefaults() -> Figure {
+    let suite = "TypedDefaultsBenchmarks.write.\(ProcessInfo.processInfo.processIdentifier)"
+    let backend = UserDefaultsBackend(suiteName: suite)
+    defer { removeSuite(backend) }
+    let defaults = backend.userDefaults
+    let settings = BenchSettings(backend: backend)
+    let strings = (0..<16).map { "player name \($0)" }
+    let iterations = effort.iterations / 20
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: iterations,
+      ours: { iterations in
+        for index in 0..<iterations { settings.name = strings[index & 15] }
+      },
+      baseline: { iterations in
+        for index in 0..<iterations { defaults.set(strings[index & 15], forKey: "name") }
+      })
+    return Figure(
+      name: "@Setting String write, UserDefaultsBackend", ours: ours, baseline: raw, target: 1.2,
+      unit: "ns")
+  }
+
+  func layeredReadFromLowestLayer() throws -> Figure {
+    let folder = try ScratchFolder()
+    defer { folder.remove() }
+    var layers: [[String: PropertyListValue]] = []
+    for layer in 0..<3 {
+      layers.append(
+        Dictionary(uniqueKeysWithValues: (0..<100).map { ("layer\(layer).key\($0)", .integer(1)) }))
+    }
+    try PropertyListFile(url: folder.file("data.plist")).write(.dictionary(layers[0]))
+    try PropertyListFile(url: folder.file("JF-info.plist")).write(.dictionary(layers[1]))
+    var bundled = layers[2]
+    bundled["count"] = 42
+    try PropertyListFile(url: folder.file("Info.plist")).write(.dictionary(bundled))
+    let store = try LayeredPlistStore(
+      persistentFile: folder.file("data.plist"), deliveredFile: folder.file("JF-info.plist"),
+      bundledFile: folder.file("Info.plist"), options: .init(savesAtExit: false))
+    for index in 0..<100 {
+      try store.setValue(.integer(1), forKey: "runtime.key\(index)", in: .runtime)
+    }
+    precondition(store.layer(forKey: "count") == .bundled)
+    let settings = BenchSettings(backend: store)
+    let baseline = Mutex<[String: Int]>(
+      Dictionary(uniqueKeysWithValues: (0..<400).map { ("key\($0)", $0) }).merging(["count": 42]) {
+        $1
+      })
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: effort.iterations,
+      ours: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= settings.count }
+        consume(sum)
+      },
+      baseline: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= baseline.withLock { $0["count"] ?? 0 } }
+        consume(sum)
+      })
+    return Figure(
+      name: "LayeredPlistStore @Setting read, value only in the lowest of 4 layers", ours: ours,
+      baseline: raw, target: 1.5, unit: "ns")
+  }
+
+  func codableRead() -> Figure {
+    let profile = Profile(name: "Ann", age: 7, tags: ["jazz", "piano"], premium: true)
+    let backend = InMemoryBackend(["count": 42])
+    let settings = BenchSettings(backend: backend)
+    settings.profile = profile
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: effort.iterations,
+      ours: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= settings.profile.age }
+        consume(sum)
+      },
+      baseline: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= settings.count }
+        consume(sum)
+      })
+    return Figure(
+      name: "Codable struct setting, repeated read (baseline: @Setting Int read)", ours: ours,
+      baseline: raw, target: 2.0, unit: "ns")
+  }
+
+  // MARK: - Files
+
+  func save(format: PropertyListFile.Format) throws -> Figure {
+    let folder = try ScratchFolder()
+    defer { folder.remove() }
+    let values = tenThousandValues()
+    let store = try LayeredPlistStore(
+      persistentFile: folder.file("data.plist"),
+      options: .init(format: format, savesAtExit: false))
+    try store.applyServerConfiguration(values)
+    let raw = foundationObjects(store.dictionaryRepresentation(of: .persistent))
+    let rawFile = folder.file("raw.plist")
+    let nativeFormat: PropertyListSerialization.PropertyListFormat =
+      format == .binary ? .binary : .xml
+    var counter: Int64 = 0
+    let (ours, baseline) = try compare(
+      repeats: effort.fileRepeats, iterations: 1,
+      ours: { _ in
+        counter += 1
+        try store.setValue(.integer(.init(counter)), forKey: "setting.1")
+        try store.save()
+      },
+      baseline: { _ in
+        let data = try PropertyListSerialization.data(
+          fromPropertyList: raw, format: nativeFormat, options: 0)
+        try data.write(to: rawFile, options: .atomic)
+      })
+    return Figure(
+      name: "save of a 10,000-key data.plist (\(format))", ours: ours, baseline: baseline,
+      target: 1.2, unit: "ns")
+  }
+
+  func open(format: PropertyListFile.Format) throws -> Figure {
+    let folder = try ScratchFolder()
+    defer { folder.remove() }
+    let file = folder.file("data.plist")
+    try PropertyListFile(url: file).write(.dictionary(tenThousandValues()), format: format)
+    let (ours, baseline) = try compare(
+      repeats: effort.fileRepeats, iterations: 1,
+      ours: { _ in
+        consume(try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false)))
+      },
+      baseline: { _ in
+        consume(
+          try PropertyListSerialization.propertyList(
+            from: Data(contentsOf: file), options: [], format: nil))
+      })
+    return Figure(
+      name: "open of a 10,000-key store (\(format))", ours: ours, baseline: baseline, target: 1.2,
+      unit: "ns")
+  }
+
+  func debouncedAutosave() throws -> Figure {
+    let folder = try ScratchFolder()
+    defer { folder.remove() }
+    let store = try LayeredPlistStore(
+      persistentFile: folder.file("data.plist"),
+      options: .init(autosave: .debounced(seconds: 0.1), savesAtExit: false))
+    for index in 0..<10_000 {
+      try store.setValue(.integer(.init(Int64(index))), forKey: "setting.\(index)")
+    }
+    // Bounded wait for the debounced save: at most 10 seconds.
+    for _ in 0..<1000 where store.hasUnsavedChanges { usleep(10_000) }
+    return Figure(
+      name: "10,000 writes with debounced autosave (file writes)", ours: Double(store.saveCount),
+      baseline: nil, target: 2, unit: "file writes")
+  }
+
+  func firstDiscovery() -> Figure {
+    let backend = InMemoryBackend()
+    let nanoseconds = nanosecondsPerOperation(
+      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
+    ) { iterations in
+      for _ in 0..<iterations { consume(HundredSettings(backend: backend)) }
+    }
+    return Figure(
+      name: "creating a 100-setting model: discovery and binding by Mirror (µs)",
+      ours: nanoseconds / 1000, baseline: nil, target: nil, unit: "µs")
+  }
+
+  func discovery() -> Figure {
+    let model = HundredSettings(backend: InMemoryBackend())
+    precondition(model.allSettings.count == 100)
+    let nanoseconds = nanosecondsPerOperation(
+      repeats: effort.repeats, iterations: max(100, effort.iterations / 200)
+    ) { iterations in
+      for _ in 0..<iterations { consume(model.allSettings) }
+    }
+    return Figure(
+      name: "settings discovery, 100-setting model, after the first (µs)", ours: nanoseconds / 1000,
+      baseline: nil, target: 5, unit: "µs")
+  }
+
+  private func removeSuite(_ backend: UserDefaultsBackend) {
+    ChildProcesses.removeSuite(backend)
+  }
+}

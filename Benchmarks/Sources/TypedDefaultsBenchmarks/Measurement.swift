@@ -1,0 +1,91 @@
+import Dispatch
+
+/// How much work each measurement does.
+struct Effort: Sendable {
+  /// Timed repeats of each measurement; the median is reported.
+  var repeats: Int
+  /// Operations per repeat for the cheap, per-call figures.
+  var iterations: Int
+  /// Repeats for the file figures, which take milliseconds each.
+  var fileRepeats: Int
+
+  static let full = Effort(repeats: 15, iterations: 200_000, fileRepeats: 9)
+  static let quick = Effort(repeats: 5, iterations: 20_000, fileRepeats: 3)
+}
+
+/// One reported figure.
+struct Figure: Sendable {
+  var name: String
+  /// Our time in nanoseconds per operation, or for a figure with no baseline, its value in the
+  /// target's unit.
+  var ours: Double
+  /// The baseline's time, in nanoseconds per operation, measured in the same run.
+  var baseline: Double?
+  /// The target the ratio must meet (lower is better), if there is one.
+  var target: Double?
+  /// The unit of `ours` when there is no baseline.
+  var unit: String
+
+  /// Ours over the baseline, or for a figure with no baseline, the figure itself.
+  var ratio: Double { baseline.map { ours / $0 } ?? ours }
+
+  var meetsTarget: Bool? { target.map { ratio <= $0 } }
+}
+
+/// Keeps a value alive so the optimizer can't remove the work that produced it.
+@inline(never)
+func consume<T>(_ value: T) {
+  withUnsafePointer(to: value) { pointer in
+    if UInt(bitPattern: pointer) == 1 { print("unreachable") }
+  }
+}
+
+/// The median of `repeats` runs of `body`, each doing `iterations` operations, in nanoseconds per
+/// operation. One untimed run first warms caches and lazily initialized state.
+func nanosecondsPerOperation(
+  repeats: Int,
+  iterations: Int,
+  _ body: (_ iterations: Int) throws -> Void
+) rethrows -> Double {
+  try body(max(1, iterations / 10))
+  var samples: [Double] = []
+  for _ in 0..<repeats {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body(iterations)
+    let end = DispatchTime.now().uptimeNanoseconds
+    samples.append(Double(end - start) / Double(iterations))
+  }
+  return median(samples)
+}
+
+func median(_ samples: [Double]) -> Double {
+  let sorted = samples.sorted()
+  return sorted.count % 2 == 1
+    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Measures ours and the baseline alternately, repeat by repeat, so that drifts in the machine's
+/// speed affect both alike; returns both medians.
+func compare(
+  repeats: Int,
+  iterations: Int,
+  ours: (_ iterations: Int) throws -> Void,
+  baseline: (_ iterations: Int) throws -> Void
+) rethrows -> (ours: Double, baseline: Double) {
+  try ours(max(1, iterations / 10))
+  try baseline(max(1, iterations / 10))
+  var oursSamples: [Double] = []
+  var baselineSamples: [Double] = []
+  for _ in 0..<repeats {
+    oursSamples.append(try timed(iterations, ours))
+    baselineSamples.append(try timed(iterations, baseline))
+  }
+  return (median(oursSamples), median(baselineSamples))
+}
+
+/// Nanoseconds per operation of one run of `body`.
+func timed(_ iterations: Int, _ body: (_ iterations: Int) throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body(iterations)
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)
+}

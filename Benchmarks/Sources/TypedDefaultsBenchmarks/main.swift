@@ -1,0 +1,99 @@
+// Measures TypedDefaults against raw baselines measured in the same run, and prints one line per
+// figure: ours, the baseline, and the ratio (lower is better) with its target.
+//
+//   swift run -c release --package-path Benchmarks TypedDefaultsBenchmarks [--quick]
+//     [--json PATH] [--filter TEXT]
+//
+// --quick runs in under 30 seconds (for CI, which checks it runs, not the timings); the full run
+// takes under 3 minutes. Absolute times on shared machines are noisy; the ratios are what to
+// track. Results are recorded in Docs/Performance.md.
+
+import Foundation
+import TypedDefaults
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == ChildProcesses.flag, arguments.count == 3 {
+  try ChildProcesses.run(task: arguments[1], argument: arguments[2])
+  exit(0)
+}
+
+var quick = false
+var jsonPath: String?
+var filter: String?
+var remaining = arguments[...]
+while let argument = remaining.popFirst() {
+  switch argument {
+  case "--quick": quick = true
+  case "--json": jsonPath = remaining.popFirst()
+  case "--filter": filter = remaining.popFirst()
+  case "--help", "-h":
+    print("usage: TypedDefaultsBenchmarks [--quick] [--json PATH] [--filter TEXT]")
+    exit(0)
+  default:
+    FileHandle.standardError.write(
+      Data("TypedDefaultsBenchmarks: unknown argument '\(argument)'\n".utf8))
+    exit(2)
+  }
+}
+
+// Diagnostics from the library would interleave with the table; none are expected.
+SettingsDiagnostics.handler = { diagnostic in
+  FileHandle.standardError.write(Data("benchmark diagnostic: \(diagnostic)\n".utf8))
+}
+
+let effort = quick ? Effort.quick : Effort.full
+let figures = Figures(effort: effort)
+let measurements: [(String, () throws -> Figure)] = [
+  ("read-memory", figures.settingIntReadInMemory),
+  ("write-memory", figures.settingIntWriteInMemory),
+  ("read-userdefaults", figures.settingIntReadUserDefaults),
+  ("write-userdefaults", figures.settingStringWriteUserDefaults),
+  ("read-layered", figures.layeredReadFromLowestLayer),
+  ("read-codable", figures.codableRead),
+  ("save-xml", { try figures.save(format: .xml) }),
+  ("save-binary", { try figures.save(format: .binary) }),
+  ("open-xml", { try figures.open(format: .xml) }),
+  ("open-binary", { try figures.open(format: .binary) }),
+  ("autosave", figures.debouncedAutosave),
+  ("discovery", figures.discovery),
+  ("first-discovery", figures.firstDiscovery),
+  ("memory", { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
+  ("import-userdefaults", { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
+]
+
+func formatted(_ value: Double) -> String {
+  value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+}
+
+print(
+  "TypedDefaults benchmarks (\(quick ? "quick" : "full") run), ratio = ours / baseline, lower is better"
+)
+var results: [Figure] = []
+for (identifier, measure) in measurements where filter.map({ identifier.contains($0) }) ?? true {
+  let figure = try measure()
+  results.append(figure)
+  let verdict = figure.meetsTarget.map { $0 ? "ok" : "MISSED" } ?? ""
+  let target = figure.target.map { "target ≤ \(formatted($0))" } ?? ""
+  if let baseline = figure.baseline {
+    print(
+      "\(figure.name): ours \(formatted(figure.ours)) \(figure.unit), baseline \(formatted(baseline)) \(figure.unit), "
+        + "ratio \(formatted(figure.ratio)) \(target) \(verdict)")
+  } else {
+    print("\(figure.name): \(formatted(figure.ours)) \(figure.unit) \(target) \(verdict)")
+  }
+}
+
+if let jsonPath {
+  let objects: [[String: Any]] = results.map { figure in
+    [
+      "name": figure.name,
+      "ours_ns": figure.ours,
+      "baseline_ns": figure.baseline.map { $0 as Any } ?? NSNull(),
+      "ratio": figure.ratio,
+      "target": figure.target.map { $0 as Any } ?? NSNull(),
+    ]
+  }
+  let data = try JSONSerialization.data(
+    withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
+  try data.write(to: URL(fileURLWithPath: jsonPath))
+}

@@ -1,0 +1,62 @@
+/// One key's slot in a backend's storage.
+///
+/// The library's own backends keep each key's current value in a cell, and hand a setting its
+/// key's cell when the setting is bound, so that reading the setting is one lock and one load,
+/// with no dictionary lookup (hashing the key is most of the cost of a lookup). A cell is never
+/// removed from its backend: removing the key empties it, so a setting holding it stays correct.
+// @unchecked Sendable: `value` and `conversion` are only read or written under the lock of the
+// backend that owns the cell.
+@usableFromInline
+final class ValueCell: @unchecked Sendable {
+  // Every access is under the owning backend's lock, so the dynamic exclusivity checks Swift
+  // would add to these class properties are redundant, and they would double the cost of a read.
+  @exclusivity(unchecked) @usableFromInline var value: PropertyListValue?
+  /// A setting's conversion of `value` to its type (a ``ConvertedValue``), kept so that reading a
+  /// stored array or dictionary again costs no conversion. Every change of `value` empties it,
+  /// and it is only set while `value` is still the value it was converted from, so whenever it is
+  /// present it is a conversion of the current value.
+  @exclusivity(unchecked) @usableFromInline var conversion: AnyObject?
+
+  init(_ value: PropertyListValue?) {
+    self.value = value
+  }
+}
+
+/// A backend that stores its values in ``ValueCell``s and lets settings read them directly.
+@usableFromInline
+protocol CellBackend: SettingsBackend {
+  /// The cell holding `key`'s value, created empty if the key has none yet.
+  func cell(forKey key: String) -> ValueCell
+
+  /// The value in `cell`, read under the backend's lock.
+  func value(in cell: ValueCell) -> PropertyListValue?
+
+  /// The conversion of the cell's current value a setting left in the cell, if any, read under
+  /// the backend's lock.
+  func conversion(in cell: ValueCell) -> AnyObject?
+
+  /// Leaves a conversion in the cell, under the backend's lock, if the cell still holds the value
+  /// it was converted from (the same storage, or an equal value).
+  func setConversion(
+    _ conversion: AnyObject, in cell: ValueCell, ifValueIs source: PropertyListValue)
+
+  /// Stores a value for the key whose cell is `cell`, or removes it when `value` is `nil`: the
+  /// same as ``SettingsBackend/setValue(_:forKey:)``, faster where the cell is all it needs.
+  func setValue(
+    _ value: PropertyListValue?, in cell: ValueCell, forKey key: String) throws(SettingsError)
+}
+
+/// A setting's conversion of a stored array or dictionary to its type: immutable, so it can be
+/// used outside the lock it was fetched under.
+@usableFromInline
+final class ConvertedValue<Value: Sendable>: Sendable {
+  /// The stored value the conversion came from.
+  @usableFromInline let source: PropertyListValue
+  @usableFromInline let value: Value
+
+  @usableFromInline
+  init(source: PropertyListValue, value: Value) {
+    self.source = source
+    self.value = value
+  }
+}
