@@ -13,7 +13,9 @@ let package = Package(
   name: "TypedDefaults",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
-    .library(name: "TypedDefaults", targets: ["TypedDefaults"])
+    .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
+    // `settings`: a `defaults`-style command-line tool for the stores the library manages.
+    .executable(name: "settings", targets: ["settings"]),
   ],
   targets: [
     .target(
@@ -34,6 +36,12 @@ let package = Package(
       path: "Examples/UserDefaultsModelDemo",
       swiftSettings: strictSettings
     ),
+    .executableTarget(
+      name: "settings",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/settings",
+      swiftSettings: strictSettings
+    ),
 
     // MARK: Tests
     // A small helper executable the tests launch as a second process (cross-process persistence).
@@ -48,6 +56,7 @@ let package = Package(
       name: "TypedDefaultsTests",
       dependencies: [
         "TypedDefaults", "SettingsProbe", "LayeredConfigDemo", "UserDefaultsModelDemo",
+        "settings",
       ],
       // Read through #filePath, so a test can name the file it compares against.
       exclude: ["Fixtures"],

@@ -1,0 +1,84 @@
+import Foundation
+import TypedDefaults
+
+/// `explain domain key`: where a key's value comes from, layer by layer.
+enum ExplainCommand: Command {
+  static let verb = "explain"
+  static let synopsis = "explain domain key"
+  static let summary = "show each layer's value for a key, and which one wins"
+  static let help = """
+    usage: settings explain domain key
+
+    For a layered store folder, prints the value each layer holds for the key, highest priority
+    first, and marks the one a read returns (LayeredPlistStore.explain):
+
+      ServerURL
+        persistent  data.plist     "https://api-v2.example.com"   <- wins
+        delivered   JF-info.plist  "https://jf.example.net"
+        bundled     Info.plist     -
+
+    "-" is a layer without the key; "(no file)" a layer whose file isn't in the folder. (The
+    runtime layer, values an app sets for one run, is always empty in another process, and is
+    not shown.) A plist file or a suite has one layer, and explain says so:
+
+      Theme
+        file        /home/ada/config.plist  dark   <- wins (its only layer)
+
+    Values print on one line, in old-style plist syntax.
+    Errors: a key no layer holds: settings: The domain/default pair of (<domain>, <key>) does not
+    exist
+
+    Example:
+      settings explain ./store ServerURL
+    \(HelpText.domains)
+    """
+
+  static func run(_ arguments: inout Arguments) throws(Failure) {
+    let domain = try arguments.domain()
+    let key = try arguments.required("key")
+    try arguments.finish()
+    var rows: [(layer: String, file: String, value: String, wins: Bool)] = []
+    switch domain.kind {
+    case .layered:
+      guard let store = try domain.openLayeredStore() else { throw Failure.missingDomain(domain) }
+      let provenance = store.explain(key)
+      guard let source = provenance.source else { throw Failure.missingKey(key, in: domain) }
+      let files: [(LayeredPlistStore.Layer, String)] = [
+        (.persistent, Domain.LayeredFiles.persistent),
+        (.delivered, Domain.LayeredFiles.delivered),
+        (.bundled, Domain.LayeredFiles.bundled),
+      ]
+      for (layer, file) in files {
+        let shown: String
+        if let value = provenance.values[layer] {
+          shown = OldStylePlist.inline(value)
+        } else {
+          shown = store.layersLoadedFromDisk.contains(layer) ? "-" : "(no file)"
+        }
+        rows.append((layer.description, file, shown, layer == source))
+      }
+    case .file(let url):
+      let value = try ReadCommand.value(of: key, in: domain)
+      rows.append(("file", url.path, OldStylePlist.inline(value), true))
+    case .suite(let suite):
+      let value = try ReadCommand.value(of: key, in: domain)
+      rows.append(("suite", Domain.suiteFile(suite).path, OldStylePlist.inline(value), true))
+    }
+    let onlyLayer = rows.count == 1 ? " (its only layer)" : ""
+    let fileWidth = rows.map(\.file.count).max() ?? 0
+    var text = key + "\n"
+    for row in rows {
+      let line =
+        "  " + row.layer.padded(to: 11) + " " + row.file.padded(to: fileWidth) + "  " + row.value
+      text += line + (row.wins ? "   <- wins" + onlyLayer : "") + "\n"
+    }
+    Output.write(text)
+  }
+}
+
+extension String {
+  /// The string with spaces added to reach `width` characters.
+  fileprivate func padded(to width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import TypedDefaults
+
+/// Reading a domain, and opening it for writing, without ever moving or rewriting a file that
+/// can't be read.
+///
+/// The library recovers from a corrupt `data.plist` or suite file by moving it aside and starting
+/// empty: right for an app, wrong for a tool someone points at a file to inspect it. So every file
+/// is read with `PropertyListFile` first, and a file that doesn't read stops the command with the
+/// library's error before any store is opened on it.
+extension Domain {
+  /// The domain's root value: a file's root, whatever its type, or the dictionary of a store or
+  /// suite (the merged view of a layered store's layers).
+  ///
+  /// - Returns: The root, or `nil` if the domain doesn't exist.
+  func readRoot() throws(Failure) -> PropertyListValue? {
+    if case .file(let url) = kind {
+      let file = PropertyListFile(url: url)
+      return try Self.checked { () throws(SettingsError) in try file.read() }?.root
+    }
+    return try readValues().map(PropertyListValue.dictionary)
+  }
+
+  /// The domain's keys and values (for a layered store, the merged view of its layers).
+  ///
+  /// - Returns: The values, or `nil` if the domain doesn't exist.
+  /// - Throws: The library's error for a file that can't be read or whose root isn't a
+  ///   dictionary.
+  func readValues() throws(Failure) -> [String: PropertyListValue]? {
+    switch kind {
+    case .file(let url):
+      return try Self.readDictionary(url)
+    case .layered:
+      guard let store = try openLayeredStore() else { return nil }
+      return store.dictionaryRepresentation()
+    case .suite(let suite):
+      guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }
+      return UserDefaultsBackend(suiteName: suite).dictionaryRepresentation()
+    }
+  }
+
+  /// Whether the domain exists: its file does, or for a layered store, any of its files.
+  func exists() throws(Failure) -> Bool {
+    try readValues() != nil
+  }
+
+  /// Opens a layered store folder's store, after checking its files read.
+  ///
+  /// - Returns: The store, or `nil` if the folder holds none of its three files.
+  func openLayeredStore() throws(Failure) -> LayeredPlistStore? {
+    guard case .layered(let folder) = kind else { return nil }
+    let files = Self.layeredFiles(in: folder)
+    var found = false
+    for file in [files.persistent, files.delivered, files.bundled] {
+      if try Self.readDictionary(file) != nil { found = true }
+    }
+    guard found else { return nil }
+    return try Self.openStore(
+      persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
+  }
+
+  /// Opens the domain for writing: the store or suite that `write`, `delete` and `import` change.
+  ///
+  /// - Throws: The library's error if a file the domain consists of exists but can't be read, or
+  ///   holds something other than a dictionary; nothing is opened then.
+  func openForWriting() throws(Failure) -> any WritableDomain {
+    switch kind {
+    case .file(let url):
+      _ = try Self.readDictionary(url)
+      return StoreDomain(store: try Self.openStore(persistent: url, delivered: nil, bundled: nil))
+    case .layered(let folder):
+      let files = Self.layeredFiles(in: folder)
+      for file in [files.persistent, files.delivered, files.bundled] {
+        _ = try Self.readDictionary(file)
+      }
+      let store = try Self.openStore(
+        persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
+      return StoreDomain(store: store)
+    case .suite(let suite):
+      _ = try Self.readDictionary(Self.suiteFile(suite))
+      return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite))
+    }
+  }
+
+  /// The three files of a layered store folder.
+  static func layeredFiles(in folder: URL) -> (persistent: URL, delivered: URL, bundled: URL) {
+    (
+      folder.appendingPathComponent(LayeredFiles.persistent),
+      folder.appendingPathComponent(LayeredFiles.delivered),
+      folder.appendingPathComponent(LayeredFiles.bundled)
+    )
+  }
+
+  // MARK: - Helpers
+
+  /// Reads a file that must hold a dictionary, quietly (see ``withStandardErrorSilenced(_:)``).
+  ///
+  /// - Returns: Its dictionary, or `nil` if there is no file.
+  private static func readDictionary(_ url: URL) throws(Failure) -> [String: PropertyListValue]? {
+    try checked { () throws(SettingsError) in try PropertyListFile(url: url).readDictionary() }
+  }
+
+  /// Opens a store that saves only when asked (`save()`), never at exit.
+  private static func openStore(
+    persistent: URL,
+    delivered: URL?,
+    bundled: URL?
+  ) throws(Failure) -> LayeredPlistStore {
+    try checked { () throws(SettingsError) in
+      try LayeredPlistStore(
+        persistentFile: persistent,
+        deliveredFile: delivered,
+        bundledFile: bundled,
+        options: .init(autosave: .manual, savesAtExit: false)
+      )
+    }
+  }
+
+  /// Runs a library call that reads files, with CoreFoundation's own parser logging silenced,
+  /// turning its error into a ``Failure``.
+  private static func checked<Result>(
+    _ body: () throws(SettingsError) -> Result
+  ) throws(Failure) -> Result {
+    do {
+      return try withStandardErrorSilenced(body)
+    } catch {
+      throw Failure(error)
+    }
+  }
+}

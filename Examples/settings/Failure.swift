@@ -1,0 +1,50 @@
+import TypedDefaults
+
+/// Why a command stopped: reported as one line, `settings: <message>`, on standard error, with a
+/// non-zero exit status.
+struct Failure: Error {
+  /// Exit status of a command that went wrong (a missing key, a file that can't be read).
+  static let failureStatus: Int32 = 1
+  /// Exit status of a command line that can't be understood (`EX_USAGE`).
+  static let usageStatus: Int32 = 64
+
+  /// The message (``Output/error(_:)`` puts it on one line).
+  let message: String
+  /// The process's exit status.
+  let status: Int32
+
+  /// A failure of the command itself.
+  init(_ message: String) {
+    self.init(message, status: Self.failureStatus)
+  }
+
+  /// A library error: its description names the file or key and the cause.
+  init(_ error: SettingsError) {
+    self.init(error.description)
+  }
+
+  private init(_ message: String, status: Int32) {
+    self.message = message
+    self.status = status
+  }
+
+  /// A command line that can't be understood.
+  static func usage(_ message: String) -> Failure {
+    Failure(message, status: usageStatus)
+  }
+
+  /// `defaults`' message for a key a domain doesn't hold.
+  static func missingKey(_ key: String, in domain: Domain) -> Failure {
+    Failure("The domain/default pair of (\(domain.name), \(key)) does not exist")
+  }
+
+  /// `defaults`' message for a domain that doesn't exist; for a store folder, what's missing.
+  static func missingDomain(_ domain: Domain) -> Failure {
+    guard case .layered = domain.kind else {
+      return Failure("Domain \(domain.name) does not exist")
+    }
+    return Failure(
+      "Domain \(domain.name) does not exist (the folder holds no \(Domain.LayeredFiles.persistent), "
+        + "\(Domain.LayeredFiles.delivered) or \(Domain.LayeredFiles.bundled))")
+  }
+}

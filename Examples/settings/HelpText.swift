@@ -1,0 +1,68 @@
+/// The tool's verbs and its shared help text.
+enum HelpText {
+  /// Every verb, in the order `settings --help` lists them.
+  static let commands: [any Command.Type] = [
+    ReadCommand.self, ReadTypeCommand.self, WriteCommand.self, DeleteCommand.self,
+    DomainsCommand.self, ListCommand.self, ExportCommand.self, ImportCommand.self,
+    ExplainCommand.self, HelpCommand.self,
+  ]
+
+  /// The verb's command, if there is one.
+  static func command(named verb: String) -> (any Command.Type)? {
+    commands.first { $0.verb == verb }
+  }
+
+  /// The error for a verb that doesn't exist.
+  static func unknownVerb(_ verb: String) -> Failure {
+    Failure.usage("unknown verb '\(verb)'; run 'settings --help' for the list")
+  }
+
+  /// What `settings --help` prints.
+  static var overview: String {
+    let width = commands.map { $0.synopsis.count }.max() ?? 0
+    let verbs = commands.map { command in
+      let padding = String(repeating: " ", count: width - command.synopsis.count)
+      return "  \(command.synopsis)\(padding)  \(command.summary)"
+    }
+    return """
+      usage: settings <verb> [arguments]       (settings <verb> --help for a verb's details)
+
+      Reads and edits settings stores in the manner of macOS `defaults`: UserDefaults suites,
+      property-list files (XML, binary, OpenStep), and layered store folders of TypedDefaults'
+      LayeredPlistStore. Values print as `defaults read` prints them; `write` takes its type
+      flags (-string, -int, -float, -bool, -date, -data, -array, -array-add, -dict, -dict-add).
+
+      Verbs:
+      \(verbs.joined(separator: "\n"))
+      \(domains)
+
+      Output: results on standard output; nothing on standard error unless something is wrong.
+      Exit status: 0 on success; 1 when the command fails (a missing key, a file that can't be
+      read); 64 when the command line is wrong. Each error is one line on standard error,
+      "settings: <message>"; problems the library recovers from are "settings: warning: <message>".
+
+      Differences from defaults: no -g, -app or -currentHost; read needs a domain; import merges
+      rather than replaces; containers in a dictionary are indented evenly (defaults prints
+      "key =     (").
+      """ + "\n"
+  }
+
+  /// How domains are named, shared by every verb's help.
+  static let domains = """
+
+    A domain is one of:
+      a property-list file   a path: it contains a '/' or ends in .plist (./config.plist,
+                             /etc/app/settings.plist). As with defaults, .plist may be left
+                             out: dir/name means dir/name.plist unless dir/name exists.
+      a layered store        a folder, named by a path (./store, /var/lib/app): data.plist in
+                             it is the persistent layer (read-write; created by the first
+                             write); JF-info.plist, if present, the delivered layer; Info.plist,
+                             if present, the bundled layer (both read-only). A read returns the
+                             value of the highest layer holding the key: persistent, then
+                             delivered, then bundled.
+      a UserDefaults suite   any other name, such as com.example.app: on Linux the file
+                             $XDG_CONFIG_HOME/<name>.plist, else $HOME/.config/<name>.plist.
+    A file that can't be read (corrupt, truncated, not a dictionary) is reported and never
+    changed, moved or replaced.
+    """
+}

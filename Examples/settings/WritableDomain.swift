@@ -1,0 +1,82 @@
+import Foundation
+import TypedDefaults
+
+/// A domain opened for writing: what `write`, `delete` and `import` change, then save.
+protocol WritableDomain {
+  /// The values `read` shows (a layered store's merged view).
+  var values: [String: PropertyListValue] { get }
+  /// The value a write replaces and a delete removes: for a layered store, the persistent
+  /// layer's.
+  func ownValue(forKey key: String) -> PropertyListValue?
+  /// Where a key's value comes from, if no write to this domain can remove it (a read-only
+  /// layer); `nil` otherwise.
+  func readOnlySource(ofKey key: String) -> String?
+  /// Stores a value, or removes the key when `value` is `nil`.
+  func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure)
+  /// Writes the changes to disk.
+  func save() throws(Failure)
+}
+
+/// A property-list file or a layered store folder, through `LayeredPlistStore`: writes go to the
+/// persistent layer and are saved with its locked, merging, atomic save, so several processes
+/// writing one file at once lose nothing.
+struct StoreDomain: WritableDomain {
+  let store: LayeredPlistStore
+
+  var values: [String: PropertyListValue] { store.dictionaryRepresentation() }
+
+  func ownValue(forKey key: String) -> PropertyListValue? {
+    store.value(forKey: key, in: .persistent)
+  }
+
+  func readOnlySource(ofKey key: String) -> String? {
+    guard ownValue(forKey: key) == nil, let layer = store.layer(forKey: key), !layer.isWritable
+    else { return nil }
+    let file = layer == .delivered ? Domain.LayeredFiles.delivered : Domain.LayeredFiles.bundled
+    return "the \(layer) layer (\(file))"
+  }
+
+  func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {
+    do {
+      try store.setValue(value, forKey: key)
+    } catch {
+      throw Failure(error)
+    }
+  }
+
+  func save() throws(Failure) {
+    do {
+      try withStandardErrorSilenced { () throws(SettingsError) in try store.save() }
+    } catch {
+      throw Failure(error)
+    }
+  }
+}
+
+/// A `UserDefaults` suite, through `UserDefaultsBackend`, flushed with `synchronize()`.
+struct SuiteDomain: WritableDomain {
+  let backend: UserDefaultsBackend
+
+  /// The suite's own values: its persistent domain, never the argument domain (`UserDefaults`
+  /// would read this process's `-key value` arguments as values) or registration defaults.
+  var values: [String: PropertyListValue] { backend.dictionaryRepresentation() }
+
+  func ownValue(forKey key: String) -> PropertyListValue? { values[key] }
+
+  func readOnlySource(ofKey key: String) -> String? { nil }
+
+  func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {
+    do {
+      try backend.setValue(value, forKey: key)
+    } catch {
+      throw Failure(error)
+    }
+  }
+
+  func save() throws(Failure) {
+    guard backend.synchronize() else {
+      let file = backend.fileURL.map { " to '\($0.path)'" } ?? ""
+      throw Failure("Cannot save the UserDefaults suite '\(backend.suiteName ?? "")'\(file)")
+    }
+  }
+}

@@ -1,0 +1,862 @@
+import Foundation
+import Testing
+
+@testable import TypedDefaults
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The `settings` command-line tool (Examples/settings), run as a user runs it: every test checks
+/// standard output, standard error and the exit status exactly. Each test has its own folder, and
+/// its `XDG_CONFIG_HOME` inside it, so no test sees or changes the user's suites.
+@Suite struct SettingsToolTests {
+  let directory: TemporaryDirectory
+
+  init() throws {
+    directory = try TemporaryDirectory()
+  }
+
+  /// Where the tool finds `UserDefaults` suites in these tests.
+  var configHome: URL { directory.file("config") }
+
+  // MARK: - Running the tool
+
+  /// Runs `settings` with `XDG_CONFIG_HOME` set to the test's own folder.
+  func settings(
+    _ arguments: [String],
+    input: URL? = nil,
+    environment: [String: String] = [:]
+  ) throws -> ProcessResult {
+    let environment = ["XDG_CONFIG_HOME": configHome.path].merging(environment) { $1 }
+    return try runProduct(
+      "settings", arguments, environment: environment, standardInput: input)
+  }
+
+  /// Runs `settings`, expecting success: exactly `output` on standard output, nothing on standard
+  /// error.
+  func expect(
+    _ arguments: [String],
+    prints output: String,
+    input: URL? = nil,
+    environment: [String: String] = [:],
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let run = try settings(arguments, input: input, environment: environment)
+    #expect(run.standardError == "", "\(arguments)", sourceLocation: sourceLocation)
+    #expect(run.status == 0, "\(arguments)", sourceLocation: sourceLocation)
+    #expect(run.standardOutput == output, "\(arguments)", sourceLocation: sourceLocation)
+  }
+
+  /// Runs `settings`, expecting it to fail with `status` and exactly one line,
+  /// `settings: <message>`, on standard error, and nothing on standard output.
+  func expect(
+    _ arguments: [String],
+    failsWith message: String,
+    status: Int32 = 1,
+    input: URL? = nil,
+    environment: [String: String] = [:],
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let run = try settings(arguments, input: input, environment: environment)
+    #expect(
+      run.standardError == "settings: \(message)\n", "\(arguments)", sourceLocation: sourceLocation)
+    #expect(run.status == status, "\(arguments)", sourceLocation: sourceLocation)
+    #expect(run.standardOutput == "", "\(arguments)", sourceLocation: sourceLocation)
+  }
+
+  /// Runs `settings`, expecting success with no output.
+  func succeed(
+    _ arguments: [String],
+    input: URL? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    try expect(arguments, prints: "", input: input, sourceLocation: sourceLocation)
+  }
+
+  /// A shared fixture, `valid/<name>` or `invalid/<name>`.
+  static func fixture(_ path: String) -> URL {
+    TestPaths.sharedFixtures.appendingPathComponent(path)
+  }
+
+  /// A copy of a shared fixture in the test's folder.
+  func copyOfFixture(_ path: String, as name: String) throws -> URL {
+    let copy = directory.file(name)
+    try FileManager.default.copyItem(at: Self.fixture(path), to: copy)
+    return copy
+  }
+
+  // MARK: - Help and the command line
+
+  static let verbs = [
+    "read", "read-type", "write", "delete", "domains", "list", "export", "import", "explain",
+    "help",
+  ]
+
+  @Test func helpListsEveryVerbAndEveryVerbHasHelp() throws {
+    let help = try settings(["--help"])
+    #expect(help.status == 0)
+    #expect(help.standardError == "")
+    #expect(help.standardOutput.hasPrefix("usage: settings <verb> [arguments]"))
+    for synopsis in [
+      "read domain [key]", "read-type domain key", "write domain key value",
+      "delete domain [key]", "domains", "list", "export domain (file | -)",
+      "import domain (file | -)", "explain domain key", "help [verb]",
+    ] {
+      #expect(help.standardOutput.contains("\n  \(synopsis) "), "\(synopsis)")
+    }
+    // The domain convention and the type flags are in the help.
+    for text in ["data.plist", "JF-info.plist", "Info.plist", "$XDG_CONFIG_HOME", "-array-add"] {
+      #expect(help.standardOutput.contains(text), "\(text)")
+    }
+    try expect(["-h"], prints: help.standardOutput)
+    try expect(["help"], prints: help.standardOutput)
+
+    for verb in Self.verbs {
+      let verbHelp = try settings([verb, "--help"])
+      #expect(verbHelp.status == 0, "\(verb)")
+      #expect(verbHelp.standardError == "", "\(verb)")
+      #expect(verbHelp.standardOutput.hasPrefix("usage: settings \(verb)"), "\(verb)")
+      try expect(["help", verb], prints: verbHelp.standardOutput)
+    }
+    let writeHelp = try settings(["write", "-h"]).standardOutput
+    for flag in [
+      "-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data", "-array",
+      "-array-add", "-dict", "-dict-add",
+    ] {
+      #expect(writeHelp.contains(" \(flag) "), "\(flag)")
+    }
+  }
+
+  @Test func commandLineMistakesAreOneLineUsageErrors() throws {
+    let file = directory.file("a.plist").path
+    try expect([], failsWith: "missing verb; run 'settings --help' for the list", status: 64)
+    try expect(
+      ["frobnicate", file],
+      failsWith: "unknown verb 'frobnicate'; run 'settings --help' for the list",
+      status: 64)
+    try expect(
+      ["help", "frobnicate"],
+      failsWith: "unknown verb 'frobnicate'; run 'settings --help' for the list", status: 64)
+    try expect(
+      ["read"],
+      failsWith: "read: missing domain (settings doesn't print every domain as defaults does; "
+        + "'settings domains' lists them); usage: settings read domain [key]",
+      status: 64)
+    try expect(
+      ["read", "-g", "key"],
+      failsWith: "read: unknown option '-g'; a domain is a suite name, a .plist file or a store "
+        + "folder (see 'settings --help')",
+      status: 64)
+    try expect(
+      ["read", file, "key", "extra"],
+      failsWith: "read: unexpected argument 'extra'; usage: settings read domain [key]",
+      status: 64)
+    try expect(
+      ["read-type", file],
+      failsWith: "read-type: missing key; usage: settings read-type domain key",
+      status: 64)
+    try expect(
+      ["write", file, "key"],
+      failsWith: "write: missing value; usage: settings write domain key value", status: 64)
+    try expect(
+      ["write", file, "key", "-integr", "5"],
+      failsWith: "unknown type flag '-integr'; to write text starting with '-', use -string",
+      status: 64)
+    try expect(
+      ["write", file, "key", "-5"],
+      failsWith: "unknown type flag '-5'; to write text starting with '-', use -string",
+      status: 64)
+    try expect(
+      ["write", file, "key", "two", "words"],
+      failsWith:
+        "write: unexpected argument 'words'; quote a value that holds spaces, or use -array",
+      status: 64)
+    try expect(
+      ["write", file, "key", "-int"], failsWith: "-int needs a value", status: 64)
+    try expect(
+      ["write", file, "key", "-int", "5", "6"],
+      failsWith: "write: unexpected argument '6'; quote a value that holds spaces, or use -array",
+      status: 64)
+    try expect(
+      ["write", file, "key", "-dict", "a", "1", "b"],
+      failsWith: "-dict: the key 'b' has no value; give key value pairs", status: 64)
+    try expect(
+      ["domains", "extra"],
+      failsWith: "domains: unexpected argument 'extra'; usage: settings domains",
+      status: 64)
+    try expect(
+      ["export", file],
+      failsWith: "export: missing file (or - for standard output); "
+        + "usage: settings export domain (file | -)",
+      status: 64)
+    // None of these created the file.
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  // MARK: - Reading real files
+
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func readsAnXMLInfoPlist() throws {
+    let file = Self.fixture("valid/netnewswire__iOS_Info.plist").path
+    let expected = try String(
+      contentsOf: TestPaths.ownFixtures.appendingPathComponent(
+        "settings-read-netnewswire__iOS_Info.txt"),
+      encoding: .utf8)
+    try expect(["read", file], prints: expected)
+    try expect(["read", file, "CFBundleName"], prints: "$(PRODUCT_NAME)\n")
+    try expect(["read", file, "ITSAppUsesNonExemptEncryption"], prints: "0\n")
+    try expect(["read-type", file, "ITSAppUsesNonExemptEncryption"], prints: "Type is boolean\n")
+    try expect(
+      ["read", file, "CFBundleURLTypes"],
+      prints: """
+        (
+            {
+                CFBundleTypeRole = Viewer;
+                CFBundleURLName = "com.ranchero.NetNewsWire-Evergreen.iOS.feed";
+                CFBundleURLSchemes = (
+                    feed,
+                    feeds
+                );
+            },
+            {
+                CFBundleTypeRole = Viewer;
+                CFBundleURLName = "com.ranchero.NetNewsWire-Evergreen.iOS";
+                CFBundleURLSchemes = (
+                    netnewswire
+                );
+            }
+        )
+
+        """)
+    try expect(
+      ["read", file, "NoSuchKey"],
+      failsWith: "The domain/default pair of (\(file), NoSuchKey) does not exist")
+  }
+
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func readsABinaryPlistWithDatesAndBooleans() throws {
+    let file = Self.fixture("valid/biplist__BFPersistentEventInfo.plist").path
+    try expect(
+      ["read", file],
+      prints: """
+        {
+            eventCountsDictionary = {
+            };
+            firstLaunchDate = "0001-12-30 00:00:00 +0000";
+            hasTappedNever = 0;
+            hasTappedNotNow = 0;
+            hasTappedRate = 0;
+            lastShownRatePromptDate = "0001-12-30 00:00:00 +0000";
+        }
+
+        """)
+    try expect(["read", file, "firstLaunchDate"], prints: "0001-12-30 00:00:00 +0000\n")
+    try expect(["read-type", file, "firstLaunchDate"], prints: "Type is date\n")
+  }
+
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func readsAnOpenStepPlist() throws {
+    let file = Self.fixture("valid/dd-plist__test1-ascii.plist").path
+    try expect(
+      ["read", file],
+      prints: """
+        {
+            array = (
+                YES,
+                NO,
+                87,
+                "3.14159"
+            );
+            data = {length = 9, bytes = 0x000000041041082082};
+            date = "2011-11-28T09:21:30Z";
+            "key&B" = "value&B";
+            keyA = valueA;
+        }
+
+        """)
+    // OpenStep has strings, arrays, dictionaries and data only.
+    try expect(["read-type", file, "array"], prints: "Type is array\n")
+    try expect(["read-type", file, "date"], prints: "Type is string\n")
+    try expect(["read", file, "key&B"], prints: "value&B\n")
+  }
+
+  @Test func readPrintsTheRootOfAFileWhateverItsTypeAndStringsAsTheyAre() throws {
+    let file = directory.file("array.plist")
+    try PropertyListFile(url: file).write(
+      ["plain", "two words", "caf\u{e9}", "", .integer(-1), .real(0.25), .data(Data([0, 255]))],
+      format: .binary)
+    try expect(
+      ["read", file.path],
+      prints: """
+        (
+            plain,
+            "two words",
+            "caf\\U00e9",
+            "",
+            "-1",
+            "0.25",
+            {length = 2, bytes = 0x00ff}
+        )
+
+        """)
+    let message = try #require(
+      throwsSettingsError { _ = try PropertyListFile(url: file).readDictionary() })
+    try expect(["read", file.path, "key"], failsWith: message.description)
+    try expect(["write", file.path, "key", "value"], failsWith: message.description)
+  }
+
+  // MARK: - Writing every type
+
+  /// A domain kind the write tests run on.
+  enum Kind: String, CaseIterable, Sendable {
+    case file, folder, suite
+  }
+
+  /// The domain argument for a kind, created empty.
+  func domain(_ kind: Kind) throws -> String {
+    switch kind {
+    case .file:
+      return directory.file("settings.plist").path
+    case .folder:
+      let folder = directory.file("store")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      return folder.path
+    case .suite:
+      return "TypedDefaultsTests.settings"
+    }
+  }
+
+  /// A `write` value, what `read domain key` prints for it, its `read-type`, and how it shows
+  /// in `read domain` (quoted unless only letters and digits; containers indented).
+  struct WriteCase: Sendable, CustomTestStringConvertible {
+    let value: [String]
+    let read: String
+    let type: String
+    let inDomain: String
+
+    init(_ value: [String], _ read: String, _ type: String, inDomain: String? = nil) {
+      self.value = value
+      self.read = read
+      self.type = type
+      self.inDomain = inDomain ?? read.replacingOccurrences(of: "\n", with: "\n    ")
+    }
+
+    var testDescription: String { value.joined(separator: " ") }
+
+    static let all: [WriteCase] = [
+      .init(["-string", "hello world"], "hello world", "string", inDomain: #""hello world""#),
+      .init(["-string", "-dash"], "-dash", "string", inDomain: #""-dash""#),
+      .init(["-string", "line\nbreak"], "line\nbreak", "string", inDomain: #""line\nbreak""#),
+      .init(["-int", "-42"], "-42", "integer", inDomain: #""-42""#),
+      .init(["-int", "+7"], "7", "integer"),
+      .init(["-integer", "18446744073709551615"], "18446744073709551615", "integer"),
+      .init(["-float", "0.5"], "0.5", "float", inDomain: #""0.5""#),
+      .init(["-float", "-2"], "-2", "float", inDomain: #""-2""#),
+      .init(["-float", "1e-3"], "0.001", "float", inDomain: #""0.001""#),
+      .init(["-float", "1e20"], "1e+20", "float", inDomain: #""1e+20""#),
+      .init(["-bool", "YES"], "1", "boolean"),
+      .init(["-bool", "no"], "0", "boolean"),
+      .init(["-boolean", "TRUE"], "1", "boolean"),
+      .init(["-boolean", "false"], "0", "boolean"),
+      .init(
+        ["-date", "2026-11-30T15:32:33Z"], "2026-11-30 15:32:33 +0000", "date",
+        inDomain: #""2026-11-30 15:32:33 +0000""#),
+      .init(
+        ["-date", "2026-11-30 17:32:33 +0200"], "2026-11-30 15:32:33 +0000", "date",
+        inDomain: #""2026-11-30 15:32:33 +0000""#),
+      .init(
+        ["-date", "2026-11-30"], "2026-11-30 00:00:00 +0000", "date",
+        inDomain: #""2026-11-30 00:00:00 +0000""#),
+      .init(["-data", "cafe0042"], "{length = 4, bytes = 0xcafe0042}", "data"),
+      .init(
+        ["-data", "<00010203 04050607 08090a0b 0c0d0e0f 10111213 14151617 18191a1b 1c1d1e1f>"],
+        "{length = 32, bytes = 0x00010203 04050607 08090a0b 0c0d0e0f ... 18191a1b 1c1d1e1f }",
+        "data"),
+      .init(
+        ["-array", "a", "b c", "-int", "3", "-bool", "yes"],
+        "(\n    a,\n    \"b c\",\n    3,\n    1\n)", "array"),
+      .init(
+        ["-array", "caf\u{e9}", "line\nbreak", "tab\there", "quote\"back\\slash", ""],
+        #"(\#n    "caf\U00e9",\#n    "line\nbreak",\#n    "tab\there",\#n"#
+          + #"    "quote\"back\\slash",\#n    ""\#n)"#,
+        "array"),
+      .init(["-array"], "(\n)", "array"),
+      .init(
+        ["-dict", "name", "Ada", "size", "-int", "3", "two words", "-float", "0.25"],
+        "{\n    name = Ada;\n    size = 3;\n    \"two words\" = \"0.25\";\n}", "dictionary"),
+      .init(["-dict"], "{\n}", "dictionary"),
+      .init(["hello"], "hello", "string"),
+      .init(["two words"], "two words", "string", inDomain: #""two words""#),
+      .init(["(1, 2)"], "(\n    1,\n    2\n)", "array"),
+      .init(
+        ["{a = 1; b = (x, \"y z\");}"],
+        "{\n    a = 1;\n    b = (\n        x,\n        \"y z\"\n    );\n}", "dictionary"),
+      .init(["<0fa1>"], "{length = 2, bytes = 0x0fa1}", "data"),
+      .init(["\"quoted\""], "quoted", "string"),
+      .init(["{a=1}"], "{a=1}", "string", inDomain: #""{a=1}""#),
+    ]
+  }
+
+  @Test(arguments: WriteCase.all, Kind.allCases)
+  func everyWriteRoundTripsThroughRead(_ write: WriteCase, on kind: Kind) throws {
+    let domain = try domain(kind)
+    try succeed(["write", domain, "key"] + write.value)
+    try expect(["read", domain, "key"], prints: write.read + "\n")
+    try expect(["read-type", domain, "key"], prints: "Type is \(write.type)\n")
+    try expect(["read", domain], prints: "{\n    key = \(write.inDomain);\n}\n")
+  }
+
+  @Test(arguments: Kind.allCases)
+  func arrayAddAndDictAddExtendWhatIsThere(on kind: Kind) throws {
+    let domain = try domain(kind)
+    try succeed(["write", domain, "list", "-array-add", "a"])
+    try succeed(["write", domain, "list", "-array-add", "b", "-int", "2"])
+    try expect(["read", domain, "list"], prints: "(\n    a,\n    b,\n    2\n)\n")
+    try succeed(["write", domain, "map", "-dict-add", "a", "1"])
+    try succeed(["write", domain, "map", "-dict-add", "b", "-bool", "true", "a", "one"])
+    try expect(["read", domain, "map"], prints: "{\n    a = one;\n    b = 1;\n}\n")
+    try succeed(["write", domain, "text", "hello"])
+    try expect(
+      ["write", domain, "text", "-array-add", "x"],
+      failsWith: "-array-add: 'text' holds a string, not an array; nothing was changed")
+    try expect(
+      ["write", domain, "list", "-dict-add", "k", "v"],
+      failsWith: "-dict-add: 'list' holds an array, not a dictionary; nothing was changed")
+    try expect(["read", domain, "text"], prints: "hello\n")
+  }
+
+  @Test func wrongValuesAreOneLineErrorsAndChangeNothing() throws {
+    let file = directory.file("a.plist").path
+    try succeed(["write", file, "kept", "-int", "1"])
+    let before = try Data(contentsOf: URL(fileURLWithPath: file))
+    try expect(["write", file, "n", "-int", "abc"], failsWith: "-int: 'abc' is not an integer")
+    try expect(
+      ["write", file, "n", "-int", "18446744073709551616"],
+      failsWith: "-int: '18446744073709551616' is not in the integer range "
+        + "(-9223372036854775808 to 18446744073709551615)")
+    try expect(["write", file, "n", "-float", "half"], failsWith: "-float: 'half' is not a number")
+    try expect(
+      ["write", file, "n", "-bool", "maybe"],
+      failsWith: "-bool: 'maybe' is not a boolean (yes, no, true, false, 1 or 0)")
+    try expect(
+      ["write", file, "n", "-date", "tomorrow"],
+      failsWith: "-date: 'tomorrow' is not a date "
+        + "(2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)")
+    try expect(
+      ["write", file, "n", "-date", "2026-02-30"],
+      failsWith: "-date: '2026-02-30' is not a date "
+        + "(2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)")
+    try expect(
+      ["write", file, "n", "-data", "abc"],
+      failsWith: "-data: 'abc' is not hexadecimal data (an even number of hex digits, such as 0fa1)"
+    )
+    try expect(
+      ["write", file, "n", "-array", "-int", "x"], failsWith: "-int: 'x' is not an integer")
+    // The library refuses what XML can't hold, naming the key.
+    try expect(
+      ["write", file, "n", "-string", "a\u{1}b"],
+      failsWith: "Cannot store the value for 'n': A string holds the control character U+0001, "
+        + "which XML can't hold")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+  }
+
+  // MARK: - Deleting
+
+  @Test(arguments: Kind.allCases)
+  func deleteRemovesAKeyOrEveryKey(on kind: Kind) throws {
+    let domain = try domain(kind)
+    try succeed(["write", domain, "a", "1"])
+    try succeed(["write", domain, "b", "-int", "2"])
+    try succeed(["delete", domain, "a"])
+    try expect(["read", domain], prints: "{\n    b = 2;\n}\n")
+    try expect(
+      ["delete", domain, "a"], failsWith: "The domain/default pair of (\(domain), a) does not exist"
+    )
+    try expect(
+      ["read", domain, "a"], failsWith: "The domain/default pair of (\(domain), a) does not exist")
+    try succeed(["delete", domain])
+    if kind == .suite {
+      // UserDefaults removes a suite's file once the suite is empty: the domain is gone, as
+      // after `defaults delete domain`.
+      try expect(["read", domain], failsWith: "Domain \(domain) does not exist")
+    } else {
+      try expect(["read", domain], prints: "{\n}\n")
+    }
+  }
+
+  @Test func deletingFromADomainThatDoesNotExistFails() throws {
+    let file = directory.file("missing.plist").path
+    try expect(["delete", file], failsWith: "Domain \(file) does not exist")
+    try expect(
+      ["delete", file, "k"], failsWith: "The domain/default pair of (\(file), k) does not exist")
+    try expect(["read", file], failsWith: "Domain \(file) does not exist")
+    try expect(
+      ["delete", "TypedDefaultsTests.none"],
+      failsWith: "Domain TypedDefaultsTests.none does not exist")
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  // MARK: - Export and import
+
+  @Test func exportAndImportRoundTripThroughFilesAndPipes() throws {
+    let source = directory.file("source.plist").path
+    try succeed(["write", source, "name", "Ada"])
+    try succeed(["write", source, "count", "-int", "3"])
+    try succeed(["write", source, "when", "-date", "2026-11-30T15:32:33Z"])
+    try succeed(["write", source, "list", "-array", "a", "-float", "0.5"])
+    let shown = try settings(["read", source]).standardOutput
+
+    // To a file: a binary plist, as `defaults export` writes.
+    let exported = directory.file("exported.plist")
+    try succeed(["export", source, exported.path])
+    #expect(try Data(contentsOf: exported).starts(with: Data("bplist00".utf8)))
+    let copy = directory.file("copy.plist").path
+    try succeed(["import", copy, exported.path])
+    try expect(["read", copy], prints: shown)
+
+    // To standard output: XML, which reads back equal.
+    let xml = try settings(["export", source, "-"])
+    #expect(xml.status == 0)
+    #expect(xml.standardError == "")
+    #expect(xml.standardOutput.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"))
+    let saved = directory.file("stdout.plist")
+    try Data(xml.standardOutput.utf8).write(to: saved)
+    #expect(
+      try PropertyListFile(url: saved).readDictionary()
+        == PropertyListFile(url: URL(fileURLWithPath: source)).readDictionary())
+
+    // From standard input, merged into what the domain holds.
+    let merged = directory.file("merged.plist").path
+    try succeed(["write", merged, "name", "Grace"])
+    try succeed(["write", merged, "other", "kept"])
+    try succeed(["import", merged, "-"], input: saved)
+    try expect(
+      ["read", merged],
+      prints: """
+        {
+            count = 3;
+            list = (
+                a,
+                "0.5"
+            );
+            name = Ada;
+            other = kept;
+            when = "2026-11-30 15:32:33 +0000";
+        }
+
+        """)
+  }
+
+  @Test func importRefusesARootThatIsNotADictionary() throws {
+    let array = directory.file("array.plist")
+    try PropertyListFile(url: array).write(["a", "b"])
+    let target = directory.file("target.plist").path
+    let message = try #require(
+      throwsSettingsError { _ = try PropertyListFile(url: array).readDictionary() })
+    try expect(["import", target, array.path], failsWith: message.description)
+    try expect(
+      ["import", target, "-"],
+      failsWith: "The property list at '<stdin>' has the wrong root type: "
+        + "The root is an array, not a dictionary",
+      input: array)
+    let missing = directory.file("missing.plist").path
+    try expect(
+      ["import", target, missing],
+      failsWith: "Cannot read the property list at '\(missing)': No such file")
+    #expect(!FileManager.default.fileExists(atPath: target))
+  }
+
+  // MARK: - Layered store folders
+
+  /// A store folder with all three files: Info.plist (XML), JF-info.plist (OpenStep) and
+  /// data.plist (binary).
+  func layeredFolder() throws -> URL {
+    let folder = directory.file("store")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try PropertyListFile(url: folder.appendingPathComponent("Info.plist")).write(
+      ["ServerURL": "https://api.example.com", "Theme": "light", "Timeout": 30], format: .xml)
+    try Data(#"{ ServerURL = "https://jf.example.net"; Timeout = 60; }"#.utf8)
+      .write(to: folder.appendingPathComponent("JF-info.plist"))
+    try PropertyListFile(url: folder.appendingPathComponent("data.plist")).write(
+      ["LaunchCount": 1], format: .binary)
+    return folder
+  }
+
+  @Test func explainShowsEachLayerOfAStoreFolderAndWhichWins() throws {
+    let store = try layeredFolder().path
+    try succeed(["write", store, "ServerURL", "https://api-v2.example.com"])
+    try expect(
+      ["explain", store, "ServerURL"],
+      prints: """
+        ServerURL
+          persistent  data.plist     "https://api-v2.example.com"   <- wins
+          delivered   JF-info.plist  "https://jf.example.net"
+          bundled     Info.plist     "https://api.example.com"
+
+        """)
+    try expect(
+      ["explain", store, "Timeout"],
+      prints: """
+        Timeout
+          persistent  data.plist     -
+          delivered   JF-info.plist  60   <- wins
+          bundled     Info.plist     30
+
+        """)
+    try expect(
+      ["read", store],
+      prints: """
+        {
+            LaunchCount = 1;
+            ServerURL = "https://api-v2.example.com";
+            Theme = light;
+            Timeout = 60;
+        }
+
+        """)
+    // data.plist stayed binary; the read-only files are untouched.
+    let data = try Data(contentsOf: URL(fileURLWithPath: store + "/data.plist"))
+    #expect(data.starts(with: Data("bplist00".utf8)))
+
+    // Deleting the persistent value reveals the delivered one; a bundled value can't be deleted.
+    try succeed(["delete", store, "ServerURL"])
+    try expect(["read", store, "ServerURL"], prints: "https://jf.example.net\n")
+    try expect(
+      ["delete", store, "Theme"],
+      failsWith: "Cannot delete 'Theme' from \(store): its value comes from the bundled layer "
+        + "(Info.plist), which is read-only")
+    try expect(
+      ["explain", store, "Nope"],
+      failsWith: "The domain/default pair of (\(store), Nope) does not exist")
+  }
+
+  @Test func explainMarksMissingLayerFilesAndSingleLayerDomains() throws {
+    let folder = directory.file("bundle-only")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try PropertyListFile(url: folder.appendingPathComponent("Info.plist")).write(["Theme": "light"])
+    try expect(
+      ["explain", folder.path, "Theme"],
+      prints: """
+        Theme
+          persistent  data.plist     (no file)
+          delivered   JF-info.plist  (no file)
+          bundled     Info.plist     light   <- wins
+
+        """)
+
+    let file = directory.file("one.plist").path
+    try succeed(["write", file, "Theme", "dark"])
+    try expect(
+      ["explain", file, "Theme"],
+      prints: "Theme\n  file        \(file)  dark   <- wins (its only layer)\n")
+
+    try succeed(["write", "TypedDefaultsTests.explain", "Volume", "-float", "0.5"])
+    let suiteFile = configHome.appendingPathComponent("TypedDefaultsTests.explain.plist").path
+    try expect(
+      ["explain", "TypedDefaultsTests.explain", "Volume"],
+      prints: "Volume\n  suite       \(suiteFile)  \"0.5\"   <- wins (its only layer)\n")
+
+    let empty = directory.file("empty")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    try expect(
+      ["read", empty.path],
+      failsWith: "Domain \(empty.path) does not exist (the folder holds no data.plist, "
+        + "JF-info.plist or Info.plist)")
+  }
+
+  // MARK: - Files that can't be read are never changed
+
+  static let corruptFixtures = [
+    "invalid/go-plist__text_missing_semicolon_in_dictionary.plist",
+    "invalid/biplist__empty_file.plist",
+    "invalid/swift-foundation__xmlErrors_Mismatched_close_tag.plist",
+    "invalid/go-plist__bplist_too_short.plist",
+    "invalid/go-plist__bplist_array_self_referential.plist",
+  ]
+
+  @Test(
+    .enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"),
+    arguments: corruptFixtures)
+  func aCorruptFileIsReportedAndLeftByteForByte(_ fixture: String) throws {
+    let file = try copyOfFixture(fixture, as: "corrupt.plist")
+    let original = try Data(contentsOf: file)
+    let error = try #require(throwsSettingsError { _ = try PropertyListFile(url: file).read() })
+    for arguments in [
+      ["read", file.path], ["read", file.path, "key"], ["write", file.path, "key", "value"],
+      ["delete", file.path, "key"], ["delete", file.path], ["import", file.path, file.path],
+      ["export", file.path, "-"], ["explain", file.path, "key"],
+    ] {
+      try expect(arguments, failsWith: error.description)
+    }
+    #expect(try Data(contentsOf: file) == original)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["corrupt.plist"])
+  }
+
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func aCorruptDataPlistOrSuiteIsReportedAndLeftByteForByte() throws {
+    let store = try layeredFolder()
+    let dataPlist = store.appendingPathComponent("data.plist")
+    try FileManager.default.removeItem(at: dataPlist)
+    try FileManager.default.copyItem(
+      at: Self.fixture("invalid/go-plist__text_truncated_dictionary.plist"), to: dataPlist)
+    let original = try Data(contentsOf: dataPlist)
+    let error = try #require(
+      throwsSettingsError { _ = try PropertyListFile(url: dataPlist).read() })
+    for arguments in [
+      ["read", store.path], ["write", store.path, "key", "value"], ["delete", store.path],
+      ["explain", store.path, "Theme"],
+    ] {
+      try expect(arguments, failsWith: error.description)
+    }
+    #expect(try Data(contentsOf: dataPlist) == original)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: store.path).sorted()
+        == ["Info.plist", "JF-info.plist", "data.plist"])
+
+    try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
+    let suiteFile = configHome.appendingPathComponent("TypedDefaultsTests.corrupt.plist")
+    try FileManager.default.copyItem(
+      at: Self.fixture("invalid/biplist__empty_file.plist"), to: suiteFile)
+    let suiteError = try #require(
+      throwsSettingsError { _ = try PropertyListFile(url: suiteFile).read() })
+    for arguments in [
+      ["read", "TypedDefaultsTests.corrupt"],
+      ["write", "TypedDefaultsTests.corrupt", "key", "value"],
+    ] {
+      try expect(arguments, failsWith: suiteError.description)
+    }
+    #expect(try Data(contentsOf: suiteFile).isEmpty)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: configHome.path)
+        == ["TypedDefaultsTests.corrupt.plist"])
+  }
+
+  @Test func aPathThatIsNotAReadableFileIsReported() throws {
+    let fifo = directory.file("fifo.plist")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let message = "Cannot read the property list at '\(fifo.path)': It is not a regular file"
+    try expect(["read", fifo.path], failsWith: message)
+    try expect(["write", fifo.path, "k", "v"], failsWith: message)
+    try expect(["import", directory.file("t.plist").path, fifo.path], failsWith: message)
+
+    let folder = directory.file("folder")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try expect(
+      ["import", directory.file("t.plist").path, folder.path],
+      failsWith: "Cannot read the property list at '\(folder.path)': It is a directory")
+    let nowhere = directory.file("no/such/folder/x.plist").path
+    try expect(
+      ["write", nowhere, "k", "v"],
+      failsWith: "Cannot write the property list at '\(nowhere)': "
+        + "The folder '\(directory.file("no/such/folder").path)' does not exist")
+  }
+
+  // MARK: - UserDefaults suites
+
+  @Test func suitesLiveInXDGConfigHomeAndAreListed() throws {
+    try expect(["domains"], prints: "")
+    try expect(["list"], prints: "")
+    try succeed(["write", "TypedDefaultsTests.b", "name", "Ada"])
+    try succeed(["write", "TypedDefaultsTests.a", "volume", "-float", "0.5"])
+    try succeed(["write", "TypedDefaultsTests.a", "languages", "-array", "en-US", "fr"])
+    try expect(["domains"], prints: "TypedDefaultsTests.a, TypedDefaultsTests.b\n")
+    try expect(["list"], prints: "TypedDefaultsTests.a\nTypedDefaultsTests.b\n")
+    try expect(
+      ["read", "TypedDefaultsTests.a"],
+      prints: """
+        {
+            languages = (
+                "en-US",
+                fr
+            );
+            volume = "0.5";
+        }
+
+        """)
+    // The suite's file is where UserDefaults keeps it, and holds the typed values.
+    let file = configHome.appendingPathComponent("TypedDefaultsTests.a.plist")
+    #expect(
+      try PropertyListFile(url: file).readDictionary()
+        == ["volume": .real(0.5), "languages": ["en-US", "fr"]])
+    try expect(
+      ["read", "TypedDefaultsTests.a", "nope"],
+      failsWith: "The domain/default pair of (TypedDefaultsTests.a, nope) does not exist")
+    try expect(
+      ["read", "TypedDefaultsTests.c"], failsWith: "Domain TypedDefaultsTests.c does not exist")
+  }
+
+  @Test func suitesFollowHOMEWhenXDGConfigHomeIsNotSet() throws {
+    let home = directory.file("home")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    let environment = ["XDG_CONFIG_HOME": "", "HOME": home.path]
+    try expect(
+      ["write", "TypedDefaultsTests.home", "k", "v"], prints: "", environment: environment)
+    try expect(["domains"], prints: "TypedDefaultsTests.home\n", environment: environment)
+    #expect(
+      try PropertyListFile(
+        url: home.appendingPathComponent(".config/TypedDefaultsTests.home.plist")
+      )
+      .readDictionary() == ["k": "v"])
+  }
+
+  // MARK: - Several processes
+
+  @Test func concurrentWritesToOneFileLoseNothing() throws {
+    let file = directory.file("shared.plist")
+    let workers = 4
+    let keysPerWorker = 25
+    let failures = Locked<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      for index in 0..<keysPerWorker {
+        let arguments = [
+          "write", file.path, "w\(worker)-k\(index)", "-int", "\(worker * 100 + index)",
+        ]
+        do {
+          let run = try settings(arguments)
+          if run.status != 0 || run.standardError != "" || run.standardOutput != "" {
+            failures.withLock { $0.append("\(arguments): \(run.status) \(run.standardError)") }
+          }
+        } catch {
+          failures.withLock { $0.append("\(arguments): \(error)") }
+        }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    var expected: [String: PropertyListValue] = [:]
+    for worker in 0..<workers {
+      for index in 0..<keysPerWorker {
+        expected["w\(worker)-k\(index)"] = .integer(.init(Int64(worker * 100 + index)))
+      }
+    }
+    #expect(try PropertyListFile(url: file).readDictionary() == expected)
+    try expect(["read", file.path, "w3-k24"], prints: "324\n")
+    // Only the file and its lock file, never deleted so every process locks the same inode.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        == ["shared.plist", "shared.plist.lock"])
+  }
+
+  // MARK: - Domains by path
+
+  @Test func aPathMayLeaveOutPlistAsWithDefaults() throws {
+    let base = directory.file("prefs").path
+    try succeed(["write", base, "k", "v"])
+    #expect(FileManager.default.fileExists(atPath: base + ".plist"))
+    try expect(["read", base, "k"], prints: "v\n")
+    try expect(["read", base + ".plist", "k"], prints: "v\n")
+  }
+}
+
+/// The `SettingsError` a call throws, or `nil` if it doesn't.
+private func throwsSettingsError(_ body: () throws -> Void) -> SettingsError? {
+  do {
+    try body()
+    return nil
+  } catch {
+    return error as? SettingsError
+  }
+}
