@@ -82,20 +82,22 @@ enum POSIX {
 
   /// What is at a path, following symbolic links.
   enum FileKind: Equatable {
-    case missing, regular, directory, other
+    case missing, directory, other
+    /// A regular file of `size` bytes.
+    case regular(size: Int64)
     /// The path can't be examined (a loop of links, a component that isn't a folder, no
     /// permission), with the reason.
     case unreachable(String)
   }
 
-  /// What is at `path`, following symbolic links: one `stat`.
+  /// What is at `path`, following symbolic links, and a regular file's size: one `stat`.
   static func kind(ofFileAt path: String) -> FileKind {
     var info = stat()
     guard stat(path, &info) == 0 else {
       return errno == ENOENT ? .missing : .unreachable(lastError)
     }
     switch info.st_mode & S_IFMT {
-    case S_IFREG: return .regular
+    case S_IFREG: return .regular(size: Int64(info.st_size))
     case S_IFDIR: return .directory
     default: return .other
     }

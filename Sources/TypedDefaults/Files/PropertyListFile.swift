@@ -130,8 +130,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     switch POSIX.kind(ofFileAt: url.path) {
     case .missing:
       return nil  // also a symbolic link to nothing
-    case .regular:
-      break
+    case .regular(let size):
+      // Refused before reading: a huge file is never loaded into memory.
+      if size > Int64(clamping: maximumSize) { throw tooLarge() }
     case .directory:
       throw SettingsError(.fileNotReadable, path: url.path, reason: "It is a directory")
     case .other:
@@ -140,24 +141,22 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     case .unreachable(let reason):
       throw SettingsError(.fileNotReadable, path: url.path, reason: reason)
     }
+    let data: Data
     do {
-      let handle = try FileHandle(forReadingFrom: url)
-      defer { try? handle.close() }
-      let limit = maximumSize < Int.max ? maximumSize + 1 : maximumSize
-      let data = try handle.read(upToCount: limit) ?? Data()
-      guard data.count <= maximumSize else {
-        throw SettingsError(
-          .fileTooLarge,
-          path: url.path,
-          reason: "It is over the limit of \(maximumSize) bytes"
-        )
-      }
-      return data
-    } catch let error as SettingsError {
-      throw error
+      data = try Data(contentsOf: url)
     } catch {
+      // Gone between the check and the read (another process replaced it): as if missing.
+      if case .missing = POSIX.kind(ofFileAt: url.path) { return nil }
       throw SettingsError(.fileNotReadable, path: url.path, reason: Self.describe(error))
     }
+    // The file may have grown between the check and the read.
+    guard data.count <= maximumSize else { throw tooLarge() }
+    return data
+  }
+
+  private func tooLarge() -> SettingsError {
+    SettingsError(
+      .fileTooLarge, path: url.path, reason: "It is over the limit of \(maximumSize) bytes")
   }
 
   /// Decodes property-list bytes held in memory (standard input, a download) with the same
