@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Built on `NSLock` (a pthread mutex on Linux) rather than `Synchronization.Mutex`: on Linux,
 /// `Mutex` uses futexes that ThreadSanitizer cannot see, so it reports correct code as racy, while
-/// a pthread mutex is understood by TSan. Uncontended, it is also the faster of the two here (see
-/// Docs/Performance.md).
+/// a pthread mutex is understood by TSan. Uncontended, the two cost about the same (see "Locks" in
+/// Docs/Design.md).
 ///
 /// The value lives in memory the class allocates itself rather than in a stored property, so
 /// that reaching it inside the lock costs no dynamic exclusivity check (the lock already
