@@ -40,10 +40,22 @@ struct Arguments {
     return argument
   }
 
-  /// Takes the next argument as a domain, which must be there.
+  /// Takes the next argument as a domain, which must be there, after any `--delivered FILE`
+  /// and `--bundled FILE` options before it.
   mutating func domain() throws(Failure) -> Domain {
-    try Domain(required("domain"), verb: verb)
+    var layerFiles = Domain.LayerFileOptions()
+    while let option = remaining.first, Self.layerFileOptions.contains(option) {
+      remaining.removeFirst()
+      guard let path = remaining.popFirst(), !path.isEmpty else {
+        throw Failure.usage("\(verb): \(option) needs a file path")
+      }
+      if option == "--delivered" { layerFiles.delivered = path } else { layerFiles.bundled = path }
+    }
+    return try Domain(required("domain"), verb: verb, layerFiles: layerFiles)
   }
+
+  /// The options that place a layered store's read-only files.
+  static let layerFileOptions: Set<String> = ["--delivered", "--bundled"]
 
   /// Takes every remaining argument.
   mutating func rest() -> ArraySlice<String> {
@@ -53,6 +65,10 @@ struct Arguments {
 
   /// Checks every argument was taken.
   func finish() throws(Failure) {
+    if let extra = remaining.first, Self.layerFileOptions.contains(extra) {
+      throw Failure.usage(
+        "\(verb): \(extra) goes before the domain: settings \(verb) \(extra) FILE domain …")
+    }
     if let extra = remaining.first {
       throw Failure.usage(
         "\(verb): unexpected argument '\(extra)'; usage: settings \(synopsis)")

@@ -14,17 +14,59 @@ struct Domain {
     /// A property-list file (XML, binary or OpenStep), read and written whole.
     case file(URL)
     /// A folder holding a layered store: `data.plist` (persistent, read-write), and if present
-    /// `JF-info.plist` (delivered) and `Info.plist` (bundled), both read-only.
-    case layered(URL)
+    /// `JF-info.plist` (delivered) and `Info.plist` (bundled), both read-only, unless
+    /// `--delivered` or `--bundled` named them elsewhere.
+    case layered(LayeredFiles)
     /// A `UserDefaults` suite.
     case suite(String)
   }
 
-  /// The layered store's file names inside its folder.
-  enum LayeredFiles {
-    static let persistent = "data.plist"
-    static let delivered = "JF-info.plist"
-    static let bundled = "Info.plist"
+  /// A layered store's three files.
+  struct LayeredFiles {
+    /// The files' names inside the store folder, unless `--delivered` or `--bundled` says
+    /// otherwise.
+    static let persistentName = "data.plist"
+    static let deliveredName = "JF-info.plist"
+    static let bundledName = "Info.plist"
+
+    let persistent: URL
+    let delivered: URL
+    let bundled: URL
+    /// How output names each file: its name in the folder, or the path given for it.
+    let persistentLabel = persistentName
+    let deliveredLabel: String
+    let bundledLabel: String
+
+    init(folder: URL, options: LayerFileOptions) {
+      persistent = folder.appendingPathComponent(Self.persistentName)
+      delivered =
+        options.delivered.map { URL(fileURLWithPath: $0) }
+        ?? folder.appendingPathComponent(Self.deliveredName)
+      bundled =
+        options.bundled.map { URL(fileURLWithPath: $0) }
+        ?? folder.appendingPathComponent(Self.bundledName)
+      deliveredLabel = options.delivered ?? Self.deliveredName
+      bundledLabel = options.bundled ?? Self.bundledName
+    }
+
+    /// The label of a read-only layer's file.
+    func label(of layer: LayeredPlistStore.Layer) -> String {
+      switch layer {
+      case .delivered: deliveredLabel
+      case .bundled: bundledLabel
+      default: persistentLabel
+      }
+    }
+  }
+
+  /// Where a layered store's read-only files are, when they aren't in its folder: an app's
+  /// `Info.plist` lives in its bundle. Given before the domain:
+  /// `settings explain --bundled /opt/app/Info.plist ./store Key`.
+  struct LayerFileOptions {
+    var delivered: String?
+    var bundled: String?
+
+    var isEmpty: Bool { delivered == nil && bundled == nil }
   }
 
   /// The domain as the user typed it, for messages.
@@ -34,9 +76,16 @@ struct Domain {
 
   /// Resolves a domain argument.
   ///
-  /// - Throws: A usage ``Failure`` for an empty name or an option in the domain's place
-  ///   (`defaults`' `-g`, `-app`, `-currentHost`, which `settings` doesn't have).
-  init(_ argument: String, verb: String) throws(Failure) {
+  /// - Parameters:
+  ///   - argument: The domain as typed.
+  ///   - verb: The verb, for messages.
+  ///   - layerFiles: Where a layered store's read-only files are, if not in its folder.
+  /// - Throws: A usage ``Failure`` for an empty name, an option in the domain's place
+  ///   (`defaults`' `-g`, `-app`, `-currentHost`, which `settings` doesn't have), or
+  ///   `--delivered`/`--bundled` given for a domain that isn't a store folder or naming no file.
+  init(
+    _ argument: String, verb: String, layerFiles: LayerFileOptions = .init()
+  ) throws(Failure) {
     guard !argument.isEmpty else { throw Failure.usage("\(verb): the domain name is empty") }
     if argument.hasPrefix("-") {
       throw Failure.usage(
@@ -44,10 +93,27 @@ struct Domain {
           + "store folder (see 'settings --help')")
     }
     name = argument
-    kind = Self.kind(of: argument)
+    kind = Self.kind(of: argument, layerFiles: layerFiles)
+    guard !layerFiles.isEmpty else { return }
+    guard case .layered = kind else {
+      throw Failure.usage(
+        "\(verb): --delivered and --bundled apply to a layered store folder, and \(argument) "
+          + "is not one (a folder is named by a path, such as ./store)")
+    }
+    for (option, path) in [
+      ("--delivered", layerFiles.delivered), ("--bundled", layerFiles.bundled),
+    ] {
+      guard let path else { continue }
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      else {
+        throw Failure("\(verb): \(option): there is no file at \(path)")
+      }
+    }
   }
 
-  private static func kind(of argument: String) -> Kind {
+  private static func kind(of argument: String, layerFiles: LayerFileOptions) -> Kind {
     let looksLikePath =
       argument.contains("/") || argument.hasSuffix(".plist") || argument == "."
       || argument == ".."
@@ -55,7 +121,8 @@ struct Domain {
     let url = URL(fileURLWithPath: argument)
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-      return isDirectory.boolValue ? .layered(url) : .file(url)
+      return isDirectory.boolValue
+        ? .layered(LayeredFiles(folder: url, options: layerFiles)) : .file(url)
     }
     // `defaults` accepts a path without its `.plist` extension.
     if !argument.hasSuffix(".plist"), !argument.hasSuffix("/"),

@@ -48,8 +48,7 @@ extension Domain {
   ///
   /// - Returns: The store, or `nil` if the folder holds none of its three files.
   func openLayeredStore() throws(Failure) -> LayeredPlistStore? {
-    guard case .layered(let folder) = kind else { return nil }
-    let files = Self.layeredFiles(in: folder)
+    guard case .layered(let files) = kind else { return nil }
     var found = false
     for file in [files.persistent, files.delivered, files.bundled] {
       if try Self.readDictionary(file) != nil { found = true }
@@ -67,28 +66,19 @@ extension Domain {
     switch kind {
     case .file(let url):
       _ = try Self.readDictionary(url)
-      return StoreDomain(store: try Self.openStore(persistent: url, delivered: nil, bundled: nil))
-    case .layered(let folder):
-      let files = Self.layeredFiles(in: folder)
+      return StoreDomain(
+        store: try Self.openStore(persistent: url, delivered: nil, bundled: nil), files: nil)
+    case .layered(let files):
       for file in [files.persistent, files.delivered, files.bundled] {
         _ = try Self.readDictionary(file)
       }
       let store = try Self.openStore(
         persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
-      return StoreDomain(store: store)
+      return StoreDomain(store: store, files: files)
     case .suite(let suite):
       _ = try Self.readDictionary(Self.suiteFile(suite))
       return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite))
     }
-  }
-
-  /// The three files of a layered store folder.
-  static func layeredFiles(in folder: URL) -> (persistent: URL, delivered: URL, bundled: URL) {
-    (
-      folder.appendingPathComponent(LayeredFiles.persistent),
-      folder.appendingPathComponent(LayeredFiles.delivered),
-      folder.appendingPathComponent(LayeredFiles.bundled)
-    )
   }
 
   // MARK: - Helpers

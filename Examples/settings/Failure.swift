@@ -1,3 +1,4 @@
+import Foundation
 import TypedDefaults
 
 /// Why a command stopped: reported as one line, `settings: <message>`, on standard error, with a
@@ -38,13 +39,25 @@ struct Failure: Error {
     Failure("The domain/default pair of (\(domain.name), \(key)) does not exist")
   }
 
-  /// `defaults`' message for a domain that doesn't exist; for a store folder, what's missing.
+  /// `defaults`' message for a domain that doesn't exist; for a store folder, what's missing;
+  /// for a suite named like a file or folder here, how to name that instead.
   static func missingDomain(_ domain: Domain) -> Failure {
-    guard case .layered = domain.kind else {
+    switch domain.kind {
+    case .layered(let files):
+      return Failure(
+        "Domain \(domain.name) does not exist (there is no \(files.persistentLabel) in the "
+          + "folder, and no \(files.deliveredLabel) or \(files.bundledLabel))")
+    case .suite(let suite):
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: suite, isDirectory: &isDirectory) else {
+        return Failure("Domain \(domain.name) does not exist")
+      }
+      let what = isDirectory.boolValue ? "a folder" : "a file"
+      return Failure(
+        "Domain \(domain.name) does not exist (a suite name; for \(what) named \(suite) here, "
+          + "write ./\(suite))")
+    case .file:
       return Failure("Domain \(domain.name) does not exist")
     }
-    return Failure(
-      "Domain \(domain.name) does not exist (the folder holds no \(Domain.LayeredFiles.persistent), "
-        + "\(Domain.LayeredFiles.delivered) or \(Domain.LayeredFiles.bundled))")
   }
 }

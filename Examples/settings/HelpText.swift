@@ -59,7 +59,10 @@ enum HelpText {
                              write); JF-info.plist, if present, the delivered layer; Info.plist,
                              if present, the bundled layer (both read-only). A read returns the
                              value of the highest layer holding the key: persistent, then
-                             delivered, then bundled.
+                             delivered, then bundled. When those two files live elsewhere
+                             (an app's Info.plist is in its bundle), name them before the
+                             domain: --delivered FILE, --bundled FILE, as in
+                             settings explain --bundled /opt/app/Info.plist ./store Key
       a UserDefaults suite   any other name, such as com.example.app: on Linux the file
                              $XDG_CONFIG_HOME/<name>.plist, else $HOME/.config/<name>.plist.
     A file that can't be read (corrupt, truncated, not a dictionary) is reported and never

@@ -22,6 +22,8 @@ protocol WritableDomain {
 /// writing one file at once lose nothing.
 struct StoreDomain: WritableDomain {
   let store: LayeredPlistStore
+  /// A layered store folder's files, to name them; `nil` for a property-list file.
+  let files: Domain.LayeredFiles?
 
   var values: [String: PropertyListValue] { store.dictionaryRepresentation() }
 
@@ -32,8 +34,7 @@ struct StoreDomain: WritableDomain {
   func readOnlySource(ofKey key: String) -> String? {
     guard ownValue(forKey: key) == nil, let layer = store.layer(forKey: key), !layer.isWritable
     else { return nil }
-    let file = layer == .delivered ? Domain.LayeredFiles.delivered : Domain.LayeredFiles.bundled
-    return "the \(layer) layer (\(file))"
+    return "the \(layer) layer (\(files?.label(of: layer) ?? "read-only"))"
   }
 
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {

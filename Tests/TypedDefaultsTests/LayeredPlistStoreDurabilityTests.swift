@@ -457,8 +457,26 @@ import Testing
         ServerURL
           runtime     -
           persistent  https://api-v2.example.com   <- wins
-          delivered   -
+          delivered   (no file)
           bundled     https://api.example.com
+        """)
+    #expect(provenance.layersWithoutFile == [.delivered])
+  }
+
+  @Test func explainTellsALayerWithoutItsKeyFromALayerWithoutAFile() throws {
+    let directory = try TemporaryDirectory()
+    let delivered = directory.file("JF-info.plist")
+    try PropertyListFile(url: delivered).write(["Other": "x"])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), deliveredFile: delivered,
+      bundledFile: directory.file("missing/Info.plist"))
+    #expect(
+      store.explain("ServerURL").description == """
+        ServerURL
+          runtime     -
+          persistent  -
+          delivered   -
+          bundled     (no file)
         """)
   }
 }

@@ -490,9 +490,11 @@ import Testing
   @Test func deletingFromADomainThatDoesNotExistFails() throws {
     let file = directory.file("missing.plist").path
     try expect(["delete", file], failsWith: "Domain \(file) does not exist")
-    try expect(
-      ["delete", file, "k"], failsWith: "The domain/default pair of (\(file), k) does not exist")
+    try expect(["delete", file, "k"], failsWith: "Domain \(file) does not exist")
     try expect(["read", file], failsWith: "Domain \(file) does not exist")
+    try expect(["read", file, "k"], failsWith: "Domain \(file) does not exist")
+    try expect(["read-type", file, "k"], failsWith: "Domain \(file) does not exist")
+    try expect(["explain", file, "k"], failsWith: "Domain \(file) does not exist")
     try expect(
       ["delete", "TypedDefaultsTests.none"],
       failsWith: "Domain TypedDefaultsTests.none does not exist")
@@ -633,6 +635,49 @@ import Testing
       failsWith: "The domain/default pair of (\(store), Nope) does not exist")
   }
 
+  @Test func readOnlyLayerFilesCanLiveOutsideTheStoreFolder() throws {
+    // An app's layout: data.plist in its data folder, Info.plist in its bundle, the delivered
+    // file in its deployment folder (LayeredConfigDemo's layout).
+    let folder = directory.file("app-data")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try PropertyListFile(url: folder.appendingPathComponent("data.plist")).write(["Theme": "dark"])
+    let bundled = directory.file("Info.plist")
+    try PropertyListFile(url: bundled).write(["ServerURL": "https://api.example.com", "Port": 80])
+    let delivered = directory.file("JF-info.plist")
+    try PropertyListFile(url: delivered).write(["ServerURL": "https://jf.example.net"])
+    let options = ["--delivered", delivered.path, "--bundled", bundled.path]
+
+    try expect(
+      ["explain"] + options + [folder.path, "ServerURL"],
+      prints: """
+        ServerURL
+          persistent  data.plist\(String(repeating: " ", count: delivered.path.count - 10))  -
+          delivered   \(delivered.path)  "https://jf.example.net"   <- wins
+          bundled     \(bundled.path)\(String(repeating: " ", count: delivered.path.count - bundled.path.count))  "https://api.example.com"
+
+        """)
+    try expect(["read", "--bundled", bundled.path, folder.path, "Port"], prints: "80\n")
+    try expect(
+      ["delete"] + options + [folder.path, "Port"],
+      failsWith: "Cannot delete 'Port' from \(folder.path): its value comes from the bundled "
+        + "layer (\(bundled.path)), which is read-only")
+    // Mistakes: the options after the domain, for a domain that isn't a folder, or naming no file.
+    try expect(
+      ["explain", folder.path, "ServerURL", "--bundled", bundled.path],
+      failsWith:
+        "explain: --bundled goes before the domain: settings explain --bundled FILE domain …",
+      status: 64)
+    try expect(
+      ["read", "--bundled", bundled.path, "com.example.app"],
+      failsWith: "read: --delivered and --bundled apply to a layered store folder, and "
+        + "com.example.app is not one (a folder is named by a path, such as ./store)",
+      status: 64)
+    try expect(
+      ["read", "--bundled", directory.file("nope.plist").path, folder.path],
+      failsWith: "read: --bundled: there is no file at \(directory.file("nope.plist").path)")
+    try expect(["read", "--bundled"], failsWith: "read: --bundled needs a file path", status: 64)
+  }
+
   @Test func explainMarksMissingLayerFilesAndSingleLayerDomains() throws {
     let folder = directory.file("bundle-only")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -663,8 +708,8 @@ import Testing
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
     try expect(
       ["read", empty.path],
-      failsWith: "Domain \(empty.path) does not exist (the folder holds no data.plist, "
-        + "JF-info.plist or Info.plist)")
+      failsWith: "Domain \(empty.path) does not exist (there is no data.plist in the folder, and "
+        + "no JF-info.plist or Info.plist)")
   }
 
   // MARK: - Files that can't be read are never changed

@@ -31,9 +31,7 @@ enum DeleteCommand: Command {
     let domain = try arguments.domain()
     let key = arguments.next()
     try arguments.finish()
-    guard try domain.exists() else {
-      throw key.map { Failure.missingKey($0, in: domain) } ?? Failure.missingDomain(domain)
-    }
+    guard try domain.exists() else { throw Failure.missingDomain(domain) }
     let target = try domain.openForWriting()
     if let key {
       guard target.ownValue(forKey: key) != nil else {

@@ -39,23 +39,18 @@ enum ExplainCommand: Command {
     try arguments.finish()
     var rows: [(layer: String, file: String, value: String, wins: Bool)] = []
     switch domain.kind {
-    case .layered:
+    case .layered(let files):
       guard let store = try domain.openLayeredStore() else { throw Failure.missingDomain(domain) }
       let provenance = store.explain(key)
       guard let source = provenance.source else { throw Failure.missingKey(key, in: domain) }
-      let files: [(LayeredPlistStore.Layer, String)] = [
-        (.persistent, Domain.LayeredFiles.persistent),
-        (.delivered, Domain.LayeredFiles.delivered),
-        (.bundled, Domain.LayeredFiles.bundled),
-      ]
-      for (layer, file) in files {
+      for layer in [LayeredPlistStore.Layer.persistent, .delivered, .bundled] {
         let shown: String
         if let value = provenance.values[layer] {
           shown = OldStylePlist.inline(value)
         } else {
           shown = store.layersLoadedFromDisk.contains(layer) ? "-" : "(no file)"
         }
-        rows.append((layer.description, file, shown, layer == source))
+        rows.append((layer.description, files.label(of: layer), shown, layer == source))
       }
     case .file(let url):
       let value = try ReadCommand.value(of: key, in: domain)

@@ -62,11 +62,11 @@ enum ReadCommand: Command {
 
   /// A key's value in a domain (for a layered store, the value that wins).
   ///
-  /// - Throws: `defaults`' message if the domain or the key doesn't exist.
+  /// - Throws: "Domain … does not exist" if the domain doesn't (where `defaults` would blame
+  ///   the key), else `defaults`' message if the key doesn't.
   static func value(of key: String, in domain: Domain) throws(Failure) -> PropertyListValue {
-    guard let value = try domain.readValues()?[key] else {
-      throw Failure.missingKey(key, in: domain)
-    }
+    guard let values = try domain.readValues() else { throw Failure.missingDomain(domain) }
+    guard let value = values[key] else { throw Failure.missingKey(key, in: domain) }
     return value
   }
 }

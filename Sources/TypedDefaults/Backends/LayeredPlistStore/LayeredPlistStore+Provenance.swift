@@ -18,6 +18,10 @@ extension LayeredPlistStore {
     public let values: [Layer: PropertyListValue]
     /// The change written for the next launch, if any.
     public let nextLaunchChange: NextLaunchChange?
+    /// The read-only layers (``Layer/delivered``, ``Layer/bundled``) that have no file: none was
+    /// given, or it was missing when the store was opened. They hold no key, and
+    /// ``description`` shows them as `(no file)` rather than `-`, so a mistyped path shows.
+    public let layersWithoutFile: Set<Layer>
 
     /// The layer whose value a read returns: the highest-priority layer holding the key.
     public var source: Layer? { values.keys.min() }
@@ -25,20 +29,22 @@ extension LayeredPlistStore {
     /// The value a read returns.
     public var value: PropertyListValue? { source.flatMap { values[$0] } }
 
-    /// One line per layer, the winning one marked, and the pending next-launch change:
+    /// One line per layer, the winning one marked, and the pending next-launch change. `-` is a
+    /// layer that lacks the key; `(no file)` a read-only layer without a file:
     ///
     /// ```
     /// ServerURL
     ///   runtime     -
     ///   persistent  https://api-v2.example.com   <- wins
-    ///   delivered   https://jf.example.net
+    ///   delivered   (no file)
     ///   bundled     https://api.example.com
     /// ```
     public var description: String {
       var lines = [key]
       for layer in Layer.allCases {
         let name = layer.description.padding(toLength: 11, withPad: " ", startingAt: 0)
-        let shown = values[layer].map(String.init(describing:)) ?? "-"
+        let missing = layersWithoutFile.contains(layer) ? "(no file)" : "-"
+        let shown = values[layer].map(String.init(describing:)) ?? missing
         lines.append("  \(name) \(shown)" + (layer == source ? "   <- wins" : ""))
       }
       switch nextLaunchChange {

@@ -306,7 +306,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let change = state.nextLaunch[key].map { pending -> Provenance.NextLaunchChange in
         pending.map(Provenance.NextLaunchChange.set) ?? .remove
       }
-      return Provenance(key: key, values: values, nextLaunchChange: change)
+      return Provenance(
+        key: key, values: values, nextLaunchChange: change,
+        layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk))
     }
   }
 
