@@ -8,6 +8,9 @@
 //   SettingsProbe <backend> <location> dump
 //   SettingsProbe layered <data.plist path> set-nosave <key> <kind>:<value>  (saved at exit)
 //   SettingsProbe layered <data.plist path> write-keys <prefix> <count>  (a save per key)
+//   SettingsProbe layered <data.plist path> increment <key> <count>  (update(forKey:) count times)
+//   SettingsProbe layered <data.plist path> rewrite-in-place  (rewrites the file non-atomically
+//     until killed, pausing half-way; prints "started" first)
 //   SettingsProbe layered <data.plist path> save-loop  (saves state 0, 1, 2… until killed,
 //     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
 //
@@ -68,6 +71,30 @@ do {
     for index in 0..<count {
       try store.setValue(.integer(.init(Int64(index))), forKey: "\(key).\(index)")
       try store.save()
+    }
+  case "increment":
+    guard let store = backend as? LayeredPlistStore, arguments.count == 5,
+      let count = Int(arguments[4])
+    else { fail("increment needs a layered store, a key and a count") }
+    for _ in 0..<count {
+      try store.update(forKey: key) { .integer(.init(Int64(($0?.intValue ?? 0) + 1))) }
+    }
+  case "rewrite-in-place":
+    // Rewrites the file in place forever, as programs that don't write atomically do: truncate,
+    // write half, pause, write the rest. Readers can see it empty or half-written.
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: location))
+    FileHandle.standardOutput.write(Data("started\n".utf8))
+    while true {
+      let descriptor = open(location, O_WRONLY | O_TRUNC)
+      guard descriptor >= 0 else { fail("cannot open \(location)") }
+      bytes.withUnsafeBytes { buffer in
+        let half = buffer.count / 2
+        _ = write(descriptor, buffer.baseAddress, half)
+        usleep(2000)
+        _ = write(descriptor, buffer.baseAddress! + half, buffer.count - half)
+      }
+      close(descriptor)
+      usleep(10_000)
     }
   case "save-loop":
     guard let store = backend as? LayeredPlistStore else { fail("save-loop needs a layered store") }

@@ -198,6 +198,71 @@ import Testing
     #expect(try permissions(file) == 0o640)
   }
 
+  @Test func aFileWithNoWritePermissionIsNotReplaced() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try PropertyListFile(url: file).write(["a": 1])
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+    let before = try Data(contentsOf: file)
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    try store.setValue(2, forKey: "a")
+    let error = try #require(throws: SettingsError.self) { try store.save() }
+    #expect(error.code == .fileNotWritable)
+    #expect(
+      error.description
+        == "Cannot write the property list at '\(file.path)': It is read-only (permission "
+        + "denied); change its permissions to write it")
+    #expect(try Data(contentsOf: file) == before)
+    #expect(try permissions(file) == 0o444)
+    #expect(store.hasUnsavedChanges)
+
+    // Made writable again, the retry succeeds.
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+    try store.save()
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": 2])
+  }
+
+  @Test func aDeviceOrAFIFOIsNeverReplacedByAFile() throws {
+    let directory = try TemporaryDirectory()
+    let fifo = directory.file("fifo.plist")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let error = try #require(throws: SettingsError.self) {
+      try PropertyListFile(url: fifo).write(["a": 1])
+    }
+    #expect(error.code == .fileNotWritable)
+    #expect(error.reason == "It is not a regular file (a device or a FIFO)")
+    let type = try FileManager.default.attributesOfItem(atPath: fifo.path)[.type]
+    #expect(type as? FileAttributeType != .typeRegular)
+    let device = try #require(
+      throws: SettingsError.self,
+      performing: { try PropertyListFile(url: URL(fileURLWithPath: "/dev/null")).write(["a": 1]) })
+    #expect(device.code == .fileNotWritable)
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+        == .typeCharacterSpecial)
+  }
+
+  @Test func xmlThatWouldBeMalformedIsNeverWritten() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("out.plist")
+    let error = try #require(throws: SettingsError.self) {
+      try PropertyListFile(url: file).write(["ctl": "\u{1}z"], format: .xml)
+    }
+    #expect(error.code == .valueNotRepresentable)
+    #expect(
+      error.reason
+        == #"A string at ["ctl"] holds the control character U+0001, which XML can't hold"#)
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    #expect(throws: SettingsError.self) {
+      try PropertyListFile.encode(["k\u{2}": "v"], format: .xml)
+    }
+    // Binary holds any string; a fractional date is written as XML keeps it.
+    try PropertyListFile(url: file).write(["ctl": "\u{1}z"], format: .binary)
+    #expect(try PropertyListFile(url: file).readDictionary() == ["ctl": "\u{1}z"])
+    _ = try PropertyListFile.encode(
+      ["d": .date(Date(timeIntervalSinceReferenceDate: 0.5))], format: .xml)
+  }
+
   @Test func aSymbolicLinkIsKeptAndTheFileItPointsToIsReplaced() throws {
     let directory = try TemporaryDirectory()
     let real = directory.file("real.plist")
@@ -330,6 +395,126 @@ import Testing
     #expect(rename(replacement.path, file.path) == 0)
     #expect(try mine.reload() == true)
     #expect(mine.value(forKey: "remote") == 8)
+  }
+
+  @Test func updateChangesTheValueInTheFileAsOneStepAcrossProcesses() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist").path
+    let processes = try (0..<2).map { _ in
+      let process = Process()
+      process.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
+      process.arguments = ["layered", file, "increment", "count", "50"]
+      try process.run()
+      return process
+    }
+    for process in processes {
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+    }
+    // A read-then-write from each process would lose increments; update loses none.
+    #expect(
+      try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary() == ["count": 100])
+  }
+
+  @Test func updateSeesAnotherProcesssSaveAndItsOwnUnsavedChanges() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let mine = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    let other = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    try other.setValue(["a"], forKey: "list")
+    try other.save()
+    try mine.setValue("unsaved", forKey: "mine")
+
+    var seen: PropertyListValue?
+    let stored = try mine.update(forKey: "list") { current in
+      seen = current
+      return .array((current?.arrayValue ?? []) + ["b"])
+    }
+    #expect(seen == ["a"])
+    #expect(stored == ["a", "b"])
+    #expect(mine.value(forKey: "list") == ["a", "b"])
+    #expect(!mine.hasUnsavedChanges)
+    #expect(
+      try PropertyListFile(url: file).readDictionary() == ["list": ["a", "b"], "mine": "unsaved"])
+
+    // A transform that throws changes nothing, in memory or on disk.
+    try mine.setValue("pending", forKey: "mine")
+    let refusal = SettingsError(.valueNotRepresentable, key: "list", reason: "no")
+    #expect(throws: SettingsError.self) {
+      try mine.update(forKey: "list") { _ throws(SettingsError) in throw refusal }
+    }
+    #expect(mine.value(forKey: "list") == ["a", "b"])
+    #expect(mine.hasUnsavedChanges)
+    #expect(try PropertyListFile(url: file).readDictionary()?["mine"] == "unsaved")
+
+    // nil removes the key; an update replaces a next-launch change of the key.
+    try mine.setValueForNextLaunch("later", forKey: "theme")
+    try mine.update(forKey: "theme") { _ in "now" }
+    #expect(mine.value(forKey: "theme") == "now")
+    #expect(mine.explain("theme").nextLaunchChange == nil)
+    try mine.update(forKey: "list") { _ in nil }
+    #expect(mine.value(forKey: "list") == nil)
+    #expect(
+      try PropertyListFile(url: file).readDictionary() == ["mine": "pending", "theme": "now"])
+  }
+
+  @Test func aFileBeingRewrittenInPlaceIsReadWhenCompleteNotMovedAside() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let contents = Dictionary(
+      uniqueKeysWithValues: (0..<200).map { ("key.\($0)", PropertyListValue.string("value \($0)")) }
+    )
+    try PropertyListFile(url: file).write(.dictionary(contents))
+    let writer = Process()
+    writer.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
+    writer.arguments = ["layered", file.path, "rewrite-in-place"]
+    let output = Pipe()
+    writer.standardOutput = output
+    try writer.run()
+    defer {
+      // SIGKILL, which the child cannot block: under the test runner it ignored SIGTERM.
+      kill(writer.processIdentifier, SIGKILL)
+      writer.waitUntilExit()
+    }
+    // Blocks until the writer has started rewriting.
+    #expect(output.fileHandleForReading.availableData == Data("started\n".utf8))
+    for _ in 0..<40 {
+      let (store, diagnostics) = try collectingDiagnostics {
+        try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+      }
+      #expect(diagnostics.isEmpty)
+      #expect(store.recoveredProblems.isEmpty)
+      #expect(store.dictionaryRepresentation() == contents)
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    #expect(!names.contains { $0.contains("corrupt") })
+  }
+
+  @Test func withoutMovingAsideACorruptFileIsReportedByThrowingAndLeftInPlace() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let bytes = Data("<plist><dict><key>a</key>".utf8)
+    try bytes.write(to: file)
+    let options = LayeredPlistStore.Options(savesAtExit: false, movesCorruptFileAside: false)
+    let opening = try #require(throws: SettingsError.self) {
+      try LayeredPlistStore(persistentFile: file, options: options)
+    }
+    #expect(opening.code == .corruptFile)
+    #expect(opening.path == file.path)
+
+    // Found corrupt by a save or a reload: thrown, and the file stays as it is.
+    try PropertyListFile(url: file).write(["a": 1])
+    let store = try LayeredPlistStore(persistentFile: file, options: options)
+    try store.setValue(2, forKey: "a")
+    try bytes.write(to: file)
+    #expect(throws: SettingsError.self) { try store.save() }
+    #expect(throws: SettingsError.self) { try store.reload() }
+    #expect(throws: SettingsError.self) { try store.update(forKey: "a") { _ in 3 } }
+    #expect(try Data(contentsOf: file) == bytes)
+    #expect(store.hasUnsavedChanges)
+    #expect(store.recoveredProblems.isEmpty)
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    #expect(!names.contains { $0.contains("corrupt") })
   }
 
   @Test func twoProcessesWritingConcurrentlyLoseNothing() throws {

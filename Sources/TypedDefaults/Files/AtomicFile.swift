@@ -33,13 +33,32 @@ enum AtomicFile {
   ///
   /// A new file is created readable and writable by its owner only (0600); an existing file keeps
   /// its permissions. If `url` is a symbolic link, the file it points to is replaced and the link
-  /// stays.
+  /// stays. A file this process may not write, or that grants write permission to nobody, is not
+  /// replaced, though renaming over it would succeed; nor is anything but a regular file (a
+  /// device, a FIFO, a folder).
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause; the file is
   ///   unchanged then, and no temporary file is left behind.
   static func replace(_ url: URL, with data: Data) throws(SettingsError) {
     let target = resolvedTarget(of: url)
     let folder = target.deletingLastPathComponent()
+    switch POSIX.kind(ofFileAt: target.path) {
+    case .missing, .unreachable:
+      break  // created below; an unreachable path fails there with its cause
+    case .regular:
+      // Write permission for nobody is a deliberate "read-only", honoured even for root.
+      let nobodyMayWrite = (POSIX.permissions(ofFileAt: target.path) ?? 0o200) & 0o222 == 0
+      guard POSIX.isWritable(target.path), !nobodyMayWrite else {
+        throw SettingsError(
+          .fileNotWritable, path: url.path,
+          reason: "It is read-only (permission denied); change its permissions to write it")
+      }
+    case .directory:
+      throw SettingsError(.fileNotWritable, path: url.path, reason: "It is a directory")
+    case .other:
+      throw SettingsError(
+        .fileNotWritable, path: url.path, reason: "It is not a regular file (a device or a FIFO)")
+    }
     let mode = POSIX.permissions(ofFileAt: target.path) ?? 0o600
     let temporary = folder.appendingPathComponent(
       ".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"

@@ -80,6 +80,12 @@ enum POSIX {
     return info.st_mode & 0o7777
   }
 
+  /// Whether this process may write the existing file at `path` (`access(W_OK)`, following
+  /// symbolic links): what a shell's `-w` test says.
+  static func isWritable(_ path: String) -> Bool {
+    access(path, W_OK) == 0
+  }
+
   /// What is at a path, following symbolic links.
   enum FileKind: Equatable {
     case missing, directory, other

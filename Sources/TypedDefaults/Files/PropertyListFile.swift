@@ -229,17 +229,20 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// keeps its permissions. If ``url`` is a symbolic link, the file it points to is replaced and
   /// the link is kept (not replaced by a regular file).
   ///
-  /// Never writes a file that ``read()`` would refuse: one over ``maximumSize`` bytes, or one
-  /// holding values nested too deeply or too many of them.
+  /// Never writes a file that ``read()`` or another property-list reader would refuse: one over
+  /// ``maximumSize`` bytes, one holding values nested too deeply or too many of them, or
+  /// malformed XML. Never replaces a file this user may not write, or anything but a regular
+  /// file.
   ///
   /// - Parameters:
   ///   - root: The value to store; usually a dictionary.
   ///   - format: ``Format/xml`` (the default) or ``Format/binary``.
   /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotWritable`` if the folder
-  ///   doesn't exist or isn't writable, the disk is full, or `format` is ``Format/openStep``;
+  ///   doesn't exist or isn't writable, the file is read-only for this user or is not a regular
+  ///   file, the disk is full, or `format` is ``Format/openStep``;
   ///   ``SettingsError/Code/fileTooLarge`` if the encoded file would be over ``maximumSize``;
-  ///   ``SettingsError/Code/valueNotRepresentable`` if `root` is nested too deeply or holds too
-  ///   many values to be read back. The file is unchanged when this throws.
+  ///   ``SettingsError/Code/valueNotRepresentable`` for what ``encode(_:format:path:)`` refuses.
+  ///   The file is unchanged when this throws.
   public func write(_ root: PropertyListValue, format: Format = .xml) throws(SettingsError) {
     let data = try Self.encode(root, format: format, path: url.path)
     guard data.count <= maximumSize else {
@@ -261,7 +264,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ///   - path: What to call the bytes in errors (``SettingsError/path``).
   /// - Returns: The encoded bytes.
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` if `root` is nested too deeply or
-  ///   holds too many values to be read back, or can't be encoded;
+  ///   holds too many values to be read back, or can't be encoded; for XML, if a string or key
+  ///   holds a character XML can't (a control character other than tab, line feed and carriage
+  ///   return) or starts with U+FEFF, or a date is not finite;
   ///   ``SettingsError/Code/fileNotWritable`` for ``Format/openStep``, which can't be written.
   public static func encode(
     _ root: PropertyListValue,
@@ -270,6 +275,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ) throws(SettingsError) -> Data {
     if let problem = WriteValidation.problem(inRoot: root) {
       throw SettingsError(.valueNotRepresentable, path: path, reason: problem.reason)
+    }
+    if format == .xml, let problem = XMLPropertyListRules.problem(inRoot: root) {
+      throw SettingsError(.valueNotRepresentable, path: path, reason: problem)
     }
     let nativeFormat: PropertyListSerialization.PropertyListFormat
     switch format {

@@ -29,6 +29,19 @@ enum XMLPropertyListRules {
     return try normalizedIfChanged(value, key: key, path: "") ?? value
   }
 
+  /// Why a whole XML property list can't hold `root`: a string or key with a character XML
+  /// forbids (the file would be malformed) or starting with U+FEFF (dropped on reading), or a
+  /// non-finite date (the file would be unreadable); `nil` if it can. Dates with fractions of a
+  /// second and `-0.0` are fine: they are written as the reader will give them back.
+  static func problem(inRoot root: PropertyListValue) -> String? {
+    do {
+      _ = try normalizedIfChanged(root, key: "", path: "")
+      return nil
+    } catch {
+      return error.reason
+    }
+  }
+
   /// The normalized value, or `nil` if `value` needs no change (so unchanged containers are not
   /// copied).
   private static func normalizedIfChanged(

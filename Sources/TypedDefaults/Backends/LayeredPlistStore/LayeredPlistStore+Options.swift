@@ -21,6 +21,14 @@ extension LayeredPlistStore {
     public var savesAtExit: Bool
     /// How keys are normalized, or `nil` (the default) to use keys as given.
     public var keyNormalization: KeyNormalization?
+    /// What happens when `data.plist` turns out to be corrupt (not a property list, truncated,
+    /// or not a dictionary). `true` (the default, right for an app): it is moved aside to
+    /// `data.plist.corrupt-<date>`, reported in ``LayeredPlistStore/recoveredProblems``, and the
+    /// store carries on without its values. `false` (for tools that inspect or edit files they
+    /// don't own): the initializer, ``LayeredPlistStore/save()`` and
+    /// ``LayeredPlistStore/reload()`` throw ``SettingsError/Code/corruptFile`` (or
+    /// ``SettingsError/Code/wrongRootType``) and the file stays where it is, untouched.
+    public var movesCorruptFileAside: Bool
 
     /// Creates options.
     ///
@@ -31,18 +39,22 @@ extension LayeredPlistStore {
     ///   - savesAtExit: Whether to save unsaved changes at normal process exit and when the store
     ///     is released; `true` by default.
     ///   - keyNormalization: How to normalize keys; `nil` (none) by default.
+    ///   - movesCorruptFileAside: Whether a corrupt `data.plist` is moved aside (`true`, the
+    ///     default) or reported by throwing and left in place (`false`).
     public init(
       format: PropertyListFile.Format? = nil,
       maximumFileSize: Int = PropertyListFile.defaultMaximumSize,
       autosave: AutosavePolicy = .manual,
       savesAtExit: Bool = true,
-      keyNormalization: KeyNormalization? = nil
+      keyNormalization: KeyNormalization? = nil,
+      movesCorruptFileAside: Bool = true
     ) {
       self.format = format
       self.maximumFileSize = maximumFileSize
       self.autosave = autosave
       self.savesAtExit = savesAtExit
       self.keyNormalization = keyNormalization
+      self.movesCorruptFileAside = movesCorruptFileAside
     }
   }
 
@@ -79,7 +91,7 @@ extension LayeredPlistStore {
       self.normalize = normalize
     }
 
-    /// The HuConfigration seed's rule: every underscore (`_`) becomes a hyphen (`-`).
+    /// Every underscore (`_`) becomes a hyphen (`-`), so `feature_x` and `feature-x` are one key.
     public static let underscoresToHyphens = KeyNormalization { key in
       key.contains("_") ? key.replacingOccurrences(of: "_", with: "-") : key
     }

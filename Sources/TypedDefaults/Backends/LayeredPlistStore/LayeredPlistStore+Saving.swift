@@ -27,6 +27,51 @@ extension LayeredPlistStore {
   ///   (permissions). The file is left as it was, and the changes stay in memory with
   ///   ``hasUnsavedChanges`` true, so a later save can succeed.
   public func save() throws(SettingsError) {
+    try save(updating: { _ in nil })
+  }
+
+  /// Changes a key's value in `data.plist` from the value the file holds now, and saves, as one
+  /// step that no other process's save can come between: for a value computed from the stored
+  /// one (a counter, an array appended to) in a file several processes write.
+  ///
+  /// Under the same lock as ``save()``: re-reads the file if another process changed it, calls
+  /// `transform` with the key's value there (with this process's unsaved changes applied), stores
+  /// its result in the persistent layer, and saves everything. A plain read-then-write could lose
+  /// another process's change made in between; this can't.
+  ///
+  /// ```swift
+  /// try store.update(forKey: "RecentSearches") { .array(($0?.arrayValue ?? []) + ["jazz"]) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The key to change.
+  ///   - transform: Given the key's value in the file (`nil` if none), returns the new value, or
+  ///     `nil` to remove the key. Called once, while the file is locked: keep it short, and don't
+  ///     use the store inside it. What it throws is rethrown and nothing is changed or saved.
+  /// - Returns: The value stored (`nil` if the key was removed), as the store keeps it (see
+  ///   ``setValue(_:forKey:)`` for XML's rules).
+  /// - Throws: What `transform` throws; what ``setValue(_:forKey:)`` throws for its result;
+  ///   what ``save()`` throws. Nothing changes when this throws.
+  @discardableResult
+  public func update(
+    forKey key: String,
+    _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
+  ) throws(SettingsError) -> PropertyListValue? {
+    let key = normalizedKey(key)
+    var stored: PropertyListValue?
+    try save(updating: { contents throws(SettingsError) in
+      stored = try self.storable(transform(contents[key]), forKey: key, in: .persistent)
+      contents[key] = stored
+      return key
+    })
+    return stored
+  }
+
+  /// Saves, after `update` changes the merged contents under the file lock (see
+  /// ``update(forKey:_:)``) and returns the key it changed, if any.
+  private func save(
+    updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> String?
+  ) throws(SettingsError) {
     saveLock.lock()
     defer { saveLock.unlock() }
     let (changes, knownIdentity, ownContents) = state.withLock { state in
@@ -45,16 +90,21 @@ extension LayeredPlistStore {
         // Another process saved since this one last read the file: start from its contents.
         var onDisk: [String: PropertyListValue] = [:]
         do throws(SettingsError) {
-          onDisk = try Self.readDictionary(persistentFile)?.entries ?? [:]
+          onDisk = try Self.readPersistentDictionary(persistentFile)?.entries ?? [:]
           if let normalization = options.keyNormalization {
             onDisk = Dictionary(onDisk.map { (normalization.normalize($0), $1) }) { $1 }
           }
         } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+          guard options.movesCorruptFileAside else { throw error }
           outcome.corruption = error
           onDisk = [:]
         }
         contents = onDisk
         for (key, value, _) in changes { contents[key] = value }
+        outcome.othersContents = contents
+      }
+      if let key = try update(&contents) {
+        outcome.updatedKey = key
         outcome.othersContents = contents
       }
       if outcome.corruption != nil {
@@ -70,6 +120,9 @@ extension LayeredPlistStore {
     state.withLock { state in
       for (key, _, change) in changes where state.dirty[key] == change {
         state.dirty.removeValue(forKey: key)
+      }
+      if let key = outcome.updatedKey, let contents = outcome.othersContents {
+        state.adoptSaved(contents[key], forKey: key)
       }
       if let othersContents = outcome.othersContents { state.adopt(othersContents) }
       state.diskIdentity = outcome.identity
@@ -112,8 +165,9 @@ extension LayeredPlistStore {
     guard identity != state.withLock({ $0.diskIdentity }) else { return false }
     var contents: [String: PropertyListValue]
     do {
-      contents = try Self.readDictionary(persistentFile)?.entries ?? [:]
+      contents = try Self.readPersistentDictionary(persistentFile)?.entries ?? [:]
     } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+      guard options.movesCorruptFileAside else { throw error }
       let setAside = Result { () throws(SettingsError) in
         try AtomicFile.withLock(on: persistentFile.url) { () throws(SettingsError) in
           try CorruptFiles.moveAside(URL(fileURLWithPath: target))
@@ -137,10 +191,41 @@ extension LayeredPlistStore {
   /// What a save found and did inside the file lock.
   struct SaveOutcome {
     var identity: FileIdentity?
-    /// The merged contents, when the file had been changed by another process.
+    /// The merged contents, when the file had been changed by another process or updated.
     var othersContents: [String: PropertyListValue]?
+    /// The key ``update(forKey:_:)`` changed.
+    var updatedKey: String?
     var corruption: SettingsError?
     var setAside: Result<URL, SettingsError>?
+  }
+
+  /// Reads `data.plist`, which other programs may be rewriting in place: a file is judged
+  /// corrupt only if it stays unreadable and unchanged (same inode, size and modification time)
+  /// over three more reads 50 ms apart, or unreadable for a whole second. (A program that
+  /// truncates and rewrites the file leaves it briefly empty or half-written.)
+  static func readPersistentDictionary(
+    _ file: PropertyListFile
+  ) throws(SettingsError) -> (
+    entries: [String: PropertyListValue], format: PropertyListFile.Format
+  )? {
+    let path = AtomicFile.resolvedTarget(of: file.url).path
+    var previous: FileIdentity?
+    var stableFailures = 0
+    var attempts = 0
+    while true {
+      let identity = POSIX.identity(ofFileAt: path)
+      do {
+        return try readDictionary(file)
+      } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+        attempts += 1
+        // Unchanged while it was read, and since the last failed read: not being written.
+        let unchanged = identity == POSIX.identity(ofFileAt: path)
+        stableFailures = unchanged && attempts > 1 && identity == previous ? stableFailures + 1 : 0
+        previous = unchanged ? identity : nil
+        if stableFailures >= 3 || attempts >= 20 { throw error }
+        Thread.sleep(forTimeInterval: 0.05)
+      }
+    }
   }
 
   /// Reads a file that must hold a dictionary.

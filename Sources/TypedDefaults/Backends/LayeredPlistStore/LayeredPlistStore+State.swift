@@ -104,6 +104,16 @@ extension LayeredPlistStore {
       return true
     }
 
+    /// Takes in a value just saved to `data.plist` for `key` (by ``update(forKey:_:)``): the
+    /// persistent layer holds it, and it replaces any next-launch change of the key.
+    mutating func adoptSaved(_ value: PropertyListValue?, forKey key: String) {
+      nextLaunch.removeValue(forKey: key)
+      if dirty[key] != nil { dirty.removeValue(forKey: key) }
+      guard layers[Layer.persistent.rawValue][key] != value else { return }
+      layers[Layer.persistent.rawValue][key] = value
+      resolve(key)
+    }
+
     /// Records a value for `data.plist` that this run doesn't see.
     mutating func writeNextLaunch(_ value: PropertyListValue?, forKey key: String) {
       nextLaunch.updateValue(value, forKey: key)

@@ -117,7 +117,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ///   ``SettingsError/Code/fileTooLarge``), isn't a property list
   ///   (``SettingsError/Code/corruptFile``), or has a root that isn't a dictionary
   ///   (``SettingsError/Code/wrongRootType``); if `data.plist` can't be read for a reason other
-  ///   than its contents (it is corrupt: see "Bad files" above); or
+  ///   than its contents (it is corrupt: see "Bad files" above), or is corrupt and
+  ///   ``Options/movesCorruptFileAside`` is off; or
   ///   ``SettingsError/Code/fileNotWritable`` if `options` asks to save in the OpenStep format,
   ///   which can't be written.
   public init(
@@ -146,12 +147,13 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     var savedFormat = PropertyListFile.Format.xml
     var recovered: SettingsError?
     do {
-      if let contents = try Self.readDictionary(self.persistentFile) {
+      if let contents = try Self.readPersistentDictionary(self.persistentFile) {
         layers[Layer.persistent.rawValue] = contents.entries
         savedFormat = contents.format == .binary ? .binary : .xml
         loaded.insert(.persistent)
       }
     } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+      guard options.movesCorruptFileAside else { throw error }
       recovered = error
     }
     for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
