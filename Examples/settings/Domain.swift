@@ -6,8 +6,10 @@ import TypedDefaults
 ///
 /// - A **path** (it contains a `/`, ends in `.plist`, or is `.` or `..`) names an existing folder,
 ///   which is a layered store, or else a property-list file. As with `defaults`, the `.plist`
-///   extension may be left out: `dir/name` means `dir/name.plist` unless `dir/name` exists.
-/// - **Any other name** is a `UserDefaults` suite, such as `com.example.app`.
+///   extension may be left out: `dir/name` means `dir/name.plist` unless `dir/name` exists. A
+///   path ending in `/` names a folder, which must exist.
+/// - **Any other name** is a `UserDefaults` suite, such as `com.example.app`; not one that is
+///   only whitespace, or starts with `-` (an option).
 struct Domain {
   /// The kind of store a domain is.
   enum Kind {
@@ -80,17 +82,33 @@ struct Domain {
   ///   - argument: The domain as typed.
   ///   - verb: The verb, for messages.
   ///   - layerFiles: Where a layered store's read-only files are, if not in its folder.
-  /// - Throws: A usage ``Failure`` for an empty name, an option in the domain's place
-  ///   (`defaults`' `-g`, `-app`, `-currentHost`, which `settings` doesn't have), or
-  ///   `--delivered`/`--bundled` given for a domain that isn't a store folder or naming no file.
+  /// - Throws: A usage ``Failure`` for an empty name or one that is only whitespace, an option in
+  ///   the domain's place (`defaults`' `-g`, `-app`, `-currentHost`, which `settings` doesn't
+  ///   have), or `--delivered`/`--bundled` given for a domain that isn't a store folder; a
+  ///   ``Failure`` for a folder path (ending in `/`) where there is no folder, or
+  ///   `--delivered`/`--bundled` naming no file.
   init(
     _ argument: String, verb: String, layerFiles: LayerFileOptions = .init()
   ) throws(Failure) {
     guard !argument.isEmpty else { throw Failure.usage("\(verb): the domain name is empty") }
+    if argument.allSatisfy(\.isWhitespace) {
+      throw Failure.usage("\(verb): the domain name '\(argument)' is only whitespace")
+    }
     if argument.hasPrefix("-") {
       throw Failure.usage(
         "\(verb): unknown option '\(argument)'; a domain is a suite name, a .plist file or a "
           + "store folder (see 'settings --help')")
+    }
+    if argument.hasSuffix("/") {
+      // A folder, by its final '/': never a file named after it, created by a write.
+      var isDirectory: ObjCBool = false
+      let path = URL(fileURLWithPath: argument).path  // without the final '/'
+      if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+        throw Failure("there is no folder at \(argument); create it to start a store there")
+      }
+      if !isDirectory.boolValue {
+        throw Failure("there is no folder at \(argument): it is a file (name it without the '/')")
+      }
     }
     name = argument
     kind = Self.kind(of: argument, layerFiles: layerFiles)
@@ -113,11 +131,20 @@ struct Domain {
     }
   }
 
+  /// Whether a name is a path rather than a suite name: it contains a `/`, ends in `.plist`, or
+  /// is `.` or `..`.
+  static func looksLikePath(_ argument: String) -> Bool {
+    argument.contains("/") || argument.hasSuffix(".plist") || argument == "." || argument == ".."
+  }
+
+  /// Whether `name`, typed as a domain, names the suite `name`: not a path, not an option, not
+  /// empty or only whitespace. `domains` lists only the suites this holds for.
+  static func isSuiteName(_ name: String) -> Bool {
+    !name.allSatisfy(\.isWhitespace) && !name.hasPrefix("-") && !looksLikePath(name)
+  }
+
   private static func kind(of argument: String, layerFiles: LayerFileOptions) -> Kind {
-    let looksLikePath =
-      argument.contains("/") || argument.hasSuffix(".plist") || argument == "."
-      || argument == ".."
-    guard looksLikePath else { return .suite(argument) }
+    guard looksLikePath(argument) else { return .suite(argument) }
     let url = URL(fileURLWithPath: argument)
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {

@@ -38,8 +38,11 @@ enum HelpText {
 
       Output: results on standard output; nothing on standard error unless something is wrong.
       Exit status: 0 on success; 1 when the command fails (a missing key, a file that can't be
-      read); 64 when the command line is wrong. Each error is one line on standard error,
-      "settings: <message>"; problems the library recovers from are "settings: warning: <message>".
+      read, standard output that can't be written); 64 when the command line is wrong (an
+      unknown verb or flag, a missing or extra argument, a value its type flag doesn't take,
+      such as -int abc). Each error is one line on standard error, "settings: <message>", its
+      control characters escaped (ESC as \\u{1B}); problems the library recovers from are
+      "settings: warning: <message>".
 
       Differences from defaults: no -g, -app or -currentHost; read needs a domain; import merges
       rather than replaces; containers in a dictionary are indented evenly (defaults prints
@@ -54,16 +57,18 @@ enum HelpText {
       a property-list file   a path: it contains a '/' or ends in .plist (./config.plist,
                              /etc/app/settings.plist). As with defaults, .plist may be left
                              out: dir/name means dir/name.plist unless dir/name exists.
-      a layered store        a folder, named by a path (./store, /var/lib/app): data.plist in
-                             it is the persistent layer (read-write; created by the first
-                             write); JF-info.plist, if present, the delivered layer; Info.plist,
-                             if present, the bundled layer (both read-only). A read returns the
+      a layered store        a folder, named by a path (./store, /var/lib/app; a path ending
+                             in '/' must be an existing folder): data.plist in it is the
+                             persistent layer (read-write; created by the first write);
+                             JF-info.plist, if present, the delivered layer; Info.plist, if
+                             present, the bundled layer (both read-only). A read returns the
                              value of the highest layer holding the key: persistent, then
                              delivered, then bundled. When those two files live elsewhere
                              (an app's Info.plist is in its bundle), name them before the
                              domain: --delivered FILE, --bundled FILE, as in
                              settings explain --bundled /opt/app/Info.plist ./store Key
-      a UserDefaults suite   any other name, such as com.example.app: on Linux the file
+      a UserDefaults suite   any other name, such as com.example.app (not one that is only
+                             whitespace or starts with '-'): on Linux the file
                              $XDG_CONFIG_HOME/<name>.plist, else $HOME/.config/<name>.plist.
     A file that can't be read (corrupt, truncated, not a dictionary) is reported and never
     changed, moved or replaced.

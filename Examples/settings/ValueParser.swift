@@ -32,10 +32,49 @@ enum ValueParser {
   /// The flags that take a list.
   static let containerFlags: Set<String> = ["-array", "-array-add", "-dict", "-dict-add"]
 
+  /// Every type flag: what a key can't be (`settings write dom -bool true` forgot the key).
+  static var typeFlags: Set<String> { scalarFlags.union(containerFlags) }
+
+  /// What follows a type flag, for a usage line: `value`, `value …` or `key value …`.
+  static func valueSynopsis(of flag: String) -> String {
+    switch flag {
+    case "-array", "-array-add": "value …"
+    case "-dict", "-dict-add": "key value …"
+    default: "value"
+    }
+  }
+
+  /// Near misses of the type flags, by name without the dash, lowercased: what other tools
+  /// (`plutil`, other languages) call the types.
+  private static let typeFlagAliases: [String: String] = [
+    "double": "-float", "real": "-float", "number": "-float",
+    "str": "-string", "text": "-string",
+    "dictionary": "-dict", "dictionary-add": "-dict-add",
+    "list": "-array", "list-add": "-array-add",
+    "bytes": "-data", "hex": "-data",
+    "datetime": "-date",
+  ]
+
+  /// The type flag an unknown one was probably meant to be: the same name in another case or
+  /// with two dashes (`-Float`, `--float`), or a near miss (`-double` for `-float`); `nil` for
+  /// none, or for a type flag out of place (`-array` in `-array`).
+  static func suggestion(for flag: String) -> String? {
+    let name = flag.drop { $0 == "-" }.lowercased()
+    let suggestion = typeFlags.contains("-" + name) ? "-" + name : typeFlagAliases[name]
+    return suggestion == flag ? nil : suggestion
+  }
+
   /// Parses the arguments after the key.
   ///
-  /// - Throws: A ``Failure`` naming the flag and the value that's wrong.
-  static func parse(_ arguments: ArraySlice<String>) throws(Failure) -> WriteAction {
+  /// - Parameters:
+  ///   - arguments: The arguments after the key.
+  ///   - key: The key, for the message when a literal's value can't be stored.
+  /// - Throws: A usage ``Failure`` naming the flag and the value that's wrong; a ``Failure``
+  ///   (exit status 1) for an old-style literal whose value can't be stored.
+  static func parse(
+    _ arguments: ArraySlice<String>,
+    key: String
+  ) throws(Failure) -> WriteAction {
     var remaining = arguments
     guard let first = remaining.popFirst() else {
       throw Failure.usage("write: missing value; usage: settings write domain key value")
@@ -43,20 +82,22 @@ enum ValueParser {
     switch first {
     case "-array", "-array-add":
       var elements: [PropertyListValue] = []
-      while !remaining.isEmpty { elements.append(try element(&remaining, of: first)) }
+      while !remaining.isEmpty {
+        elements.append(try element(&remaining, of: first, key: key))
+      }
       return first == "-array" ? .set(.array(elements)) : .arrayAdd(elements)
     case "-dict", "-dict-add":
       var entries: [String: PropertyListValue] = [:]
-      while let key = remaining.popFirst() {
+      while let entry = remaining.popFirst() {
         guard !remaining.isEmpty else {
-          throw Failure.usage("\(first): the key '\(key)' has no value; give key value pairs")
+          throw Failure.usage("\(first): the key '\(entry)' has no value; give key value pairs")
         }
-        entries[key] = try element(&remaining, of: first)
+        entries[entry] = try element(&remaining, of: first, key: key)
       }
       return first == "-dict" ? .set(.dictionary(entries)) : .dictionaryAdd(entries)
     default:
       var all = arguments
-      let value = try element(&all, of: nil)
+      let value = try element(&all, of: nil, key: key)
       if let extra = all.first {
         throw Failure.usage(
           "write: unexpected argument '\(extra)'; quote a value that holds spaces, or use -array")
@@ -68,7 +109,8 @@ enum ValueParser {
   /// One value: a scalar flag and its argument, or a bare value.
   private static func element(
     _ remaining: inout ArraySlice<String>,
-    of container: String?
+    of container: String?,
+    key: String
   ) throws(Failure) -> PropertyListValue {
     let argument = remaining.removeFirst()
     if scalarFlags.contains(argument) {
@@ -79,16 +121,23 @@ enum ValueParser {
     }
     if argument.hasPrefix("-"), argument != "-" {
       let place = container.map { " in \($0)" } ?? ""
+      let hint = "to write text starting with '-', use -string"
+      guard let suggestion = suggestion(for: argument) else {
+        throw Failure.usage("unknown type flag '\(argument)'\(place); \(hint)")
+      }
       throw Failure.usage(
-        "unknown type flag '\(argument)'\(place); to write text starting with '-', use -string")
+        "unknown type flag '\(argument)'\(place); did you mean \(suggestion)? (\(hint))")
     }
-    return literal(argument)
+    return try literal(argument, key: key)
   }
 
   /// A value given with a scalar type flag.
+  ///
+  /// - Throws: A usage ``Failure`` (exit status 64) for text the flag doesn't take: the command
+  ///   line is wrong.
   static func scalar(_ flag: String, _ text: String) throws(Failure) -> PropertyListValue {
     func invalid(_ expected: String) -> Failure {
-      Failure("\(flag): '\(text)' is not \(expected)")
+      Failure.usage("\(flag): '\(text)' is not \(expected)")
     }
     switch flag {
     case "-string":
@@ -96,13 +145,20 @@ enum ValueParser {
     case "-int", "-integer":
       if let value = Int64(text) { return .integer(.init(value)) }
       if let value = UInt64(text) { return .integer(.init(value)) }
-      let digits = text.drop { $0 == "-" || $0 == "+" }
+      // One sign at most: `--5` is no integer, `99999999999999999999` one out of range.
+      let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
       let isWhole = !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit)
       throw invalid(
         isWhole ? "in the integer range (\(Int64.min) to \(UInt64.max))" : "an integer")
     case "-float":
       guard let value = Double(text) else {
         throw invalid("a number")
+      }
+      // `Double` rounds a finite number too large for it to infinity; only `inf` means that.
+      let name = (text.first == "-" || text.first == "+" ? text.dropFirst() : text[...])
+        .lowercased()
+      if value.isInfinite, name != "inf", name != "infinity" {
+        throw Failure.usage("\(flag): '\(text)' is out of the range of a float")
       }
       return .real(value)
     case "-bool", "-boolean":
@@ -130,10 +186,75 @@ enum ValueParser {
   /// dictionary, data, a quoted string, or a whole XML plist), else the text as a string. As
   /// `defaults` does, `(1, 2)` is an array of the strings `1` and `2`: old-style plists have no
   /// numbers.
-  static func literal(_ text: String) -> PropertyListValue {
+  ///
+  /// Text that parses as a literal but holds a value that can't be stored is an error, not a
+  /// string: nested more than ``maximumDepth`` levels deep (which CoreFoundation's parser, past
+  /// a few levels more, reports as a syntax error, so the nesting is counted here too).
+  ///
+  /// - Parameter key: The key, for the message when the value can't be stored.
+  static func literal(_ text: String, key: String) throws(Failure) -> PropertyListValue {
     let start = text.drop { $0.isWhitespace }.first
     guard let start, "({<\"".contains(start) else { return .string(text) }
-    return (try? PlistBytes.decode(Data(text.utf8), source: "value")) ?? .string(text)
+    let data = Data(text.utf8)
+    let parses = withStandardErrorSilenced {
+      (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) != nil
+    }
+    let tooDeep = (start == "(" || start == "{") && nestingDepth(of: text) > maximumDepth
+    func unstorable(_ reason: String) -> Failure {
+      Failure(
+        SettingsError(
+          .valueNotRepresentable, key: key,
+          reason: tooDeep
+            ? "It is nested more than \(maximumDepth) levels deep, deeper than can be read back"
+            : reason))
+    }
+    if parses {
+      do {
+        return try PlistBytes.decode(data, source: "value")
+      } catch {
+        throw unstorable(error.reason)
+      }
+    }
+    if tooDeep { throw unstorable("") }
+    return .string(text)
+  }
+
+  /// The deepest nesting the library reads back (its reader's limit, `FoundationBridge.
+  /// maximumDepth`): a literal nested deeper is refused in the library's words, as one nested
+  /// this deep is when it is stored under a key.
+  static let maximumDepth = 512
+
+  /// How deeply the arrays and dictionaries of an old-style literal nest: the most `(` and `{`
+  /// open at once, outside quoted strings.
+  static func nestingDepth(of text: String) -> Int {
+    var depth = 0
+    var deepest = 0
+    var quote: UInt8?
+    var escaped = false
+    for byte in text.utf8 {
+      if let open = quote {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == open {
+          quote = nil
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "'"):
+        quote = byte
+      case UInt8(ascii: "("), UInt8(ascii: "{"):
+        depth += 1
+        deepest = max(deepest, depth)
+      case UInt8(ascii: ")"), UInt8(ascii: "}"):
+        depth = max(depth - 1, 0)
+      default:
+        break
+      }
+    }
+    return deepest
   }
 
   /// Bytes from hex digits; spaces are ignored, and `0x` or `<…>` around them are allowed.

@@ -7,36 +7,34 @@ import TypedDefaults
 
 /// Runs the command line, returning the exit status.
 func run(_ arguments: [String]) -> Int32 {
+  Output.reserveClosedStandardDescriptors()
   _ = Output.standardError
   // What the library recovers from (and reports rather than throws) is a warning, one line each.
   SettingsDiagnostics.handler = { diagnostic in
     Output.error("warning: \(diagnostic.message)")
   }
-  guard let verb = arguments.first else {
-    Output.error("missing verb; run 'settings --help' for the list")
-    return Failure.usageStatus
-  }
-  if verb == "--help" || verb == "-h" {
-    Output.write(HelpText.overview)
-    return 0
-  }
-  guard let command = HelpText.command(named: verb) else {
-    Output.error(HelpText.unknownVerb(verb).message)
-    return Failure.usageStatus
-  }
-  var commandArguments = Arguments(
-    verb: verb, synopsis: command.synopsis, arguments.dropFirst())
-  if commandArguments.asksForHelp {
-    Output.write(command.help + "\n")
-    return 0
-  }
   do {
-    try command.run(&commandArguments)
+    try runVerb(arguments)
     return 0
   } catch {
     Output.error(error.message)
     return error.status
   }
+}
+
+/// Runs the verb the arguments start with. `--help` and `-h` in its place are the verb `help`:
+/// `settings --help read` prints read's help, and `settings --help extra` is an unknown verb.
+func runVerb(_ arguments: [String]) throws(Failure) {
+  guard let first = arguments.first else {
+    throw Failure.usage("missing verb; run 'settings --help' for the list")
+  }
+  let verb = first == "--help" || first == "-h" ? HelpCommand.verb : first
+  guard let command = HelpText.command(named: verb) else { throw HelpText.unknownVerb(verb) }
+  var commandArguments = Arguments(verb: verb, synopsis: command.synopsis, arguments.dropFirst())
+  if commandArguments.asksForHelp {
+    return try Output.write(command.help + "\n")
+  }
+  try command.run(&commandArguments)
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))

@@ -76,6 +76,43 @@ import Testing
     try expect(arguments, prints: "", input: input, sourceLocation: sourceLocation)
   }
 
+  /// Runs `settings` through `/bin/sh` with its standard streams redirected first, as in
+  /// `settings read dom > /dev/full` (`redirection` is `>/dev/full`) or with standard output
+  /// closed (`>&-`); what still reaches the test's pipes is returned.
+  func settings(_ arguments: [String], redirecting redirection: String) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments =
+      [
+        "-c", "exec \"$0\" \"$@\" \(redirection)",
+        TestPaths.productsDirectory.appendingPathComponent("settings").path,
+      ]
+      + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      ["XDG_CONFIG_HOME": configHome.path]
+    ) { $1 }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let errorData = Locked(Data())
+    let drained = DispatchGroup()
+    drained.enter()
+    DispatchQueue.global().async {
+      let data = error.fileHandleForReading.readDataToEndOfFile()
+      errorData.withLock { $0 = data }
+      drained.leave()
+    }
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
+    process.waitUntilExit()
+    return ProcessResult(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData, as: UTF8.self),
+      standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+  }
+
   /// A shared fixture, `valid/<name>` or `invalid/<name>`.
   static func fixture(_ path: String) -> URL {
     TestPaths.sharedFixtures.appendingPathComponent(path)
@@ -194,6 +231,97 @@ import Testing
       status: 64)
     // None of these created the file.
     #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  @Test func helpTakesAtMostAVerbAndRefusesAnythingElse() throws {
+    let readHelp = try settings(["read", "--help"]).standardOutput
+    try expect(["--help", "read"], prints: readHelp)
+    try expect(["-h", "read"], prints: readHelp)
+    try expect(
+      ["--help", "extra"],
+      failsWith: "unknown verb 'extra'; run 'settings --help' for the list", status: 64)
+    try expect(
+      ["-h", "read", "extra"],
+      failsWith: "help: unexpected argument 'extra'; usage: settings help [verb]", status: 64)
+    try expect(
+      ["help", "read", "extra"],
+      failsWith: "help: unexpected argument 'extra'; usage: settings help [verb]", status: 64)
+  }
+
+  @Test func nearMissTypeFlagsGetASuggestion() throws {
+    let file = directory.file("a.plist").path
+    let hint = "(to write text starting with '-', use -string)"
+    for (flag, meant) in [
+      ("-double", "-float"), ("-real", "-float"), ("-number", "-float"), ("-str", "-string"),
+      ("-text", "-string"), ("-dictionary", "-dict"), ("-list", "-array"), ("-bytes", "-data"),
+      ("-hex", "-data"), ("-datetime", "-date"), ("-Float", "-float"), ("--int", "-int"),
+    ] {
+      try expect(
+        ["write", file, "fontSize", flag, "3.5"],
+        failsWith: "unknown type flag '\(flag)'; did you mean \(meant)? \(hint)", status: 64)
+    }
+    try expect(
+      ["write", file, "sizes", "-array", "-double", "3.5"],
+      failsWith: "unknown type flag '-double' in -array; did you mean -float? \(hint)",
+      status: 64)
+    // No suggestion for a flag out of place, or one that is nothing like a type flag.
+    try expect(
+      ["write", file, "sizes", "-array", "-array", "1"],
+      failsWith:
+        "unknown type flag '-array' in -array; to write text starting with '-', use -string",
+      status: 64)
+    try expect(
+      ["write", file, "size", "--", "1"],
+      failsWith: "unknown type flag '--'; to write text starting with '-', use -string",
+      status: 64)
+    // The long forms are flags already.
+    try succeed(["write", file, "size", "-integer", "3"])
+    try succeed(["write", file, "on", "-boolean", "yes"])
+    try expect(["read", file], prints: "{\n    on = 1;\n    size = 3;\n}\n")
+  }
+
+  @Test func aKeyThatIsATypeFlagIsAUsageError() throws {
+    let file = directory.file("a.plist").path
+    try expect(
+      ["write", file, "-bool", "true"],
+      failsWith: "write: '-bool' is a type flag, not a key; "
+        + "usage: settings write domain key -bool value",
+      status: 64)
+    try expect(
+      ["write", file, "-array", "a", "b"],
+      failsWith: "write: '-array' is a type flag, not a key; "
+        + "usage: settings write domain key -array value …",
+      status: 64)
+    try expect(
+      ["write", file, "-dict-add", "a", "b"],
+      failsWith: "write: '-dict-add' is a type flag, not a key; "
+        + "usage: settings write domain key -dict-add key value …",
+      status: 64)
+    #expect(!FileManager.default.fileExists(atPath: file))
+    // A key may still start with '-'.
+    try succeed(["write", file, "-verbose", "-bool", "true"])
+    try expect(["read", file, "-verbose"], prints: "1\n")
+  }
+
+  @Test func controlCharactersInErrorsAreEscaped() throws {
+    // A file's bytes, quoted by the parser's message: ESC would start a terminal escape.
+    let escape = directory.file("escape.plist")
+    try Data("\u{1B}[31mred".utf8).write(to: escape)
+    try expect(
+      ["read", escape.path],
+      failsWith: "Cannot read the property list at '\(escape.path)': "
+        + "Unexpected character \\u{1B} at line 1")
+    // An argument: every C0 character (line breaks too), DEL and C1, kept on one line.
+    let file = directory.file("a.plist").path
+    try succeed(["write", file, "k", "v"])
+    try expect(
+      ["read", file, "a\u{7}b\nc\td\u{7F}e\u{85}f\u{9B}g\u{2028}h"],
+      failsWith: "The domain/default pair of (\(file), "
+        + "a\\u{7}b\\u{A}c\\u{9}d\\u{7F}e\\u{85}f\\u{9B}g\\u{2028}h) does not exist")
+    // Other text is as it is.
+    try expect(
+      ["read", file, "caf\u{e9} \u{1F600}"],
+      failsWith: "The domain/default pair of (\(file), caf\u{e9} \u{1F600}) does not exist")
   }
 
   // MARK: - Reading real files
@@ -432,35 +560,97 @@ import Testing
     let file = directory.file("a.plist").path
     try succeed(["write", file, "kept", "-int", "1"])
     let before = try Data(contentsOf: URL(fileURLWithPath: file))
-    try expect(["write", file, "n", "-int", "abc"], failsWith: "-int: 'abc' is not an integer")
+    // A value its type flag doesn't take is a command line that is wrong: exit status 64.
+    try expect(
+      ["write", file, "n", "-int", "abc"], failsWith: "-int: 'abc' is not an integer", status: 64)
     try expect(
       ["write", file, "n", "-int", "18446744073709551616"],
       failsWith: "-int: '18446744073709551616' is not in the integer range "
-        + "(-9223372036854775808 to 18446744073709551615)")
-    try expect(["write", file, "n", "-float", "half"], failsWith: "-float: 'half' is not a number")
+        + "(-9223372036854775808 to 18446744073709551615)",
+      status: 64)
+    try expect(
+      ["write", file, "n", "-float", "half"], failsWith: "-float: 'half' is not a number",
+      status: 64)
     try expect(
       ["write", file, "n", "-bool", "maybe"],
-      failsWith: "-bool: 'maybe' is not a boolean (yes, no, true, false, 1 or 0)")
+      failsWith: "-bool: 'maybe' is not a boolean (yes, no, true, false, 1 or 0)", status: 64)
     try expect(
       ["write", file, "n", "-date", "tomorrow"],
       failsWith: "-date: 'tomorrow' is not a date "
-        + "(2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)")
+        + "(2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)",
+      status: 64)
     try expect(
       ["write", file, "n", "-date", "2026-02-30"],
       failsWith: "-date: '2026-02-30' is not a date "
-        + "(2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)")
+        + "(2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)",
+      status: 64)
     try expect(
       ["write", file, "n", "-data", "abc"],
-      failsWith: "-data: 'abc' is not hexadecimal data (an even number of hex digits, such as 0fa1)"
-    )
+      failsWith:
+        "-data: 'abc' is not hexadecimal data (an even number of hex digits, such as 0fa1)",
+      status: 64)
     try expect(
-      ["write", file, "n", "-array", "-int", "x"], failsWith: "-int: 'x' is not an integer")
+      ["write", file, "n", "-array", "-int", "x"], failsWith: "-int: 'x' is not an integer",
+      status: 64)
     // The library refuses what XML can't hold, naming the key.
     try expect(
       ["write", file, "n", "-string", "a\u{1}b"],
       failsWith: "Cannot store the value for 'n': A string holds the control character U+0001, "
         + "which XML can't hold")
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+  }
+
+  @Test func numbersThatDontFitTheirFlagAreRefusedNotRounded() throws {
+    let file = directory.file("a.plist").path
+    // A doubled sign is no integer at all, not one out of range.
+    try expect(
+      ["write", file, "n", "-int", "--5"], failsWith: "-int: '--5' is not an integer", status: 64)
+    try expect(
+      ["write", file, "n", "-int", "+-5"], failsWith: "-int: '+-5' is not an integer", status: 64)
+    // A finite number past a float's range isn't stored as infinity.
+    for text in ["1e309", "-1E309", "0x1p5000"] {
+      try expect(
+        ["write", file, "n", "-float", text],
+        failsWith: "-float: '\(text)' is out of the range of a float", status: 64)
+    }
+    #expect(!FileManager.default.fileExists(atPath: file))
+    // Infinity asked for by name still is.
+    try succeed(["write", file, "n", "-float", "inf"])
+    try expect(["read", file, "n"], prints: "inf\n")
+    try succeed(["write", file, "n", "-float", "-Infinity"])
+    try expect(["read", file, "n"], prints: "-inf\n")
+    try succeed(["write", file, "n", "-float", "1.7976931348623157e308"])
+    try expect(["read-type", file, "n"], prints: "Type is float\n")
+  }
+
+  @Test func aLiteralNestedTooDeeplyIsAnErrorNotAString() throws {
+    let file = directory.file("deep.plist").path
+    func nested(_ depth: Int) -> String {
+      String(repeating: "(", count: depth) + String(repeating: ")", count: depth)
+    }
+    try succeed(["write", file, "k", nested(511)])
+    try expect(["read-type", file, "k"], prints: "Type is array\n")
+    let before = try Data(contentsOf: URL(fileURLWithPath: file))
+    // The library refuses 512 levels under a key; its reader refuses 513 and CoreFoundation's
+    // parser, deeper still, reports a syntax error: all the same error, none stored as text.
+    for depth in [512, 513, 514, 1000, 5000] {
+      try expect(
+        ["write", file, "k", nested(depth)],
+        failsWith: "Cannot store the value for 'k': It is nested more than 512 levels deep, "
+          + "deeper than can be read back")
+    }
+    try expect(
+      ["write", file, "k", "{a = " + nested(600) + ";}"],
+      failsWith: "Cannot store the value for 'k': It is nested more than 512 levels deep, "
+        + "deeper than can be read back")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+    // Text that doesn't parse as a literal is still a string, deep parentheses in quotes too.
+    try succeed(["write", file, "k", "(a b)"])
+    try expect(["read-type", file, "k"], prints: "Type is string\n")
+    let quoted = "(\"" + String(repeating: "(", count: 600) + "\")"
+    try succeed(["write", file, "k", quoted])
+    try expect(
+      ["read", file, "k"], prints: "(\n    \"\(String(repeating: "(", count: 600))\"\n)\n")
   }
 
   // MARK: - Deleting
@@ -499,6 +689,23 @@ import Testing
       ["delete", "TypedDefaultsTests.none"],
       failsWith: "Domain TypedDefaultsTests.none does not exist")
     #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  @Test func deletingEveryKeyWritesNothingWhenThereIsNothingToDelete() throws {
+    // A store folder with only its bundled file: no data.plist (nor lock file) appears.
+    let folder = directory.file("bundle-only")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try PropertyListFile(url: folder.appendingPathComponent("Info.plist")).write(["Theme": "light"])
+    try succeed(["delete", folder.path])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Info.plist"])
+    try expect(["read", folder.path], prints: "{\n    Theme = light;\n}\n")
+    // An empty plist file is left byte for byte.
+    let empty = directory.file("empty.plist")
+    try PropertyListFile(url: empty).write([:], format: .binary)
+    let before = try Data(contentsOf: empty)
+    try succeed(["delete", empty.path])
+    #expect(try Data(contentsOf: empty) == before)
+    #expect(!FileManager.default.fileExists(atPath: empty.path + ".lock"))
   }
 
   // MARK: - Export and import
@@ -569,6 +776,48 @@ import Testing
       ["import", target, missing],
       failsWith: "Cannot read the property list at '\(missing)': No such file")
     #expect(!FileManager.default.fileExists(atPath: target))
+  }
+
+  @Test func anEmptyFilePathIsAUsageError() throws {
+    let source = directory.file("source.plist").path
+    try succeed(["write", source, "k", "v"])
+    try expect(
+      ["export", source, ""],
+      failsWith: "export: the file path is empty; usage: settings export domain (file | -)",
+      status: 64)
+    try expect(
+      ["import", source, ""],
+      failsWith: "import: the file path is empty; usage: settings import domain (file | -)",
+      status: 64)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        == ["source.plist", "source.plist.lock"])
+  }
+
+  @Test func importFromStandardInputStopsPastTheSizeLimit() throws {
+    let limit = PropertyListFile.defaultMaximumSize
+    let target = directory.file("target.plist").path
+    // Far more than the limit (a sparse file): refused, naming standard input, nothing written.
+    let huge = directory.file("huge")
+    #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+    let handle = try FileHandle(forWritingTo: huge)
+    try handle.truncate(atOffset: UInt64(4 * limit))
+    try handle.close()
+    let tooLarge =
+      "The property list at '<stdin>' is too large: "
+      + "It is over the limit of \(limit) bytes"
+    try expect(["import", target, "-"], failsWith: tooLarge, input: huge)
+    // One byte over: refused; exactly the limit: read.
+    var xml = try PropertyListFile.encode(["k": "v"], format: .xml)
+    xml.append(Data(repeating: UInt8(ascii: " "), count: limit - xml.count))
+    let exact = directory.file("exact.plist")
+    try xml.write(to: exact)
+    let over = directory.file("over.plist")
+    try (xml + Data(" ".utf8)).write(to: over)
+    try expect(["import", target, "-"], failsWith: tooLarge, input: over)
+    #expect(!FileManager.default.fileExists(atPath: target))
+    try succeed(["import", target, "-"], input: exact)
+    try expect(["read", target], prints: "{\n    k = v;\n}\n")
   }
 
   // MARK: - Layered store folders
@@ -848,6 +1097,32 @@ import Testing
       .readDictionary() == ["k": "v"])
   }
 
+  @Test func domainsListsOnlyNamesThatWorkAsSuiteNames() throws {
+    try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
+    // `weird.plist` would name a file here, `-dash` an option, ` ` nothing.
+    for name in [
+      "TypedDefaultsTests.ok", "weird.plist", "-dash", " ", ".hidden", ".", "TypedDefaultsTests.b",
+    ] {
+      try PropertyListFile(url: configHome.appendingPathComponent(name + ".plist")).write([
+        "k": "v"
+      ])
+    }
+    try expect(["domains"], prints: "TypedDefaultsTests.b, TypedDefaultsTests.ok\n")
+    try expect(["list"], prints: "TypedDefaultsTests.b\nTypedDefaultsTests.ok\n")
+    // What is listed reads as a suite.
+    try expect(["read", "TypedDefaultsTests.ok", "k"], prints: "v\n")
+  }
+
+  @Test func aBlankSuiteNameIsRefused() throws {
+    try expect(
+      ["write", " ", "k", "v"], failsWith: "write: the domain name ' ' is only whitespace",
+      status: 64)
+    try expect(
+      ["read", "\t"], failsWith: "read: the domain name '\\u{9}' is only whitespace", status: 64)
+    try expect(["write", "", "k", "v"], failsWith: "write: the domain name is empty", status: 64)
+    #expect(!FileManager.default.fileExists(atPath: configHome.path))
+  }
+
   // MARK: - Several processes
 
   @Test func concurrentWritesToOneFileLoseNothing() throws {
@@ -893,6 +1168,83 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: base + ".plist"))
     try expect(["read", base, "k"], prints: "v\n")
     try expect(["read", base + ".plist", "k"], prints: "v\n")
+  }
+
+  @Test func aDomainEndingInSlashMustBeAnExistingFolder() throws {
+    let missing = directory.file("newdir").path + "/"
+    let message = "there is no folder at \(missing); create it to start a store there"
+    for arguments in [
+      ["write", missing, "k", "v"], ["read", missing], ["read", missing, "k"],
+      ["read-type", missing, "k"], ["delete", missing], ["delete", missing, "k"],
+      ["export", missing, "-"], ["import", missing, directory.file("x.plist").path],
+      ["explain", missing, "k"],
+    ] {
+      try expect(arguments, failsWith: message)
+    }
+    let file = directory.file("file.plist")
+    try PropertyListFile(url: file).write(["k": "v"])
+    try expect(
+      ["write", file.path + "/", "k", "v"],
+      failsWith: "there is no folder at \(file.path)/: it is a file (name it without the '/')")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["file.plist"])
+    // An existing folder named with its '/' is a store.
+    let store = directory.file("store")
+    try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+    try succeed(["write", store.path + "/", "k", "v"])
+    try expect(["read", store.path, "k"], prints: "v\n")
+  }
+
+  // MARK: - Output that can't be written
+
+  /// Whether `/dev/full` (a device whose writes fail with ENOSPC) is there: Linux.
+  static let hasDevFull = FileManager.default.fileExists(atPath: "/dev/full")
+
+  @Test(.enabled(if: hasDevFull, "/dev/full is Linux's"))
+  func aFullStandardOutputIsAnErrorNotACrash() throws {
+    let file = directory.file("a.plist").path
+    try succeed(["write", file, "k", "v"])
+    let message = "settings: cannot write to standard output: No space left on device\n"
+    for arguments in [
+      ["read", file], ["read", file, "k"], ["read-type", file, "k"], ["export", file, "-"],
+      ["explain", file, "k"], ["--help"], ["help", "read"], ["write", "--help"],
+    ] {
+      let run = try settings(arguments, redirecting: ">/dev/full")
+      #expect(run.status == 1, "\(arguments)")
+      #expect(run.standardError == message, "\(arguments)")
+    }
+    // With standard error gone too, nothing can be said: exit status 1 alone.
+    for redirection in [">/dev/full 2>/dev/full", ">/dev/full 2>&-"] {
+      let run = try settings(["read", file], redirecting: redirection)
+      #expect(run.status == 1, "\(redirection)")
+      #expect(run.standardError == "", "\(redirection)")
+    }
+  }
+
+  @Test func aClosedStandardOutputIsAnErrorNotOutputElsewhere() throws {
+    let store = directory.file("store")
+    try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+    try succeed(["write", store.path, "k", "v"])
+    let files = try FileManager.default.contentsOfDirectory(atPath: store.path).sorted()
+    let data = try Data(contentsOf: store.appendingPathComponent("data.plist"))
+    for arguments in [["read", store.path], ["read", store.path, "k"], ["--help"]] {
+      let run = try settings(arguments, redirecting: ">&-")
+      #expect(run.status == 1, "\(arguments)")
+      #expect(
+        run.standardError == "settings: cannot write to standard output: Bad file descriptor\n",
+        "\(arguments)")
+      #expect(run.standardOutput == "", "\(arguments)")
+    }
+    // Nothing was written into the store's files instead.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: store.path).sorted() == files)
+    #expect(try Data(contentsOf: store.appendingPathComponent("data.plist")) == data)
+    // A closed standard error doesn't stop a command that succeeds, nor hide its result.
+    let quiet = try settings(["read", store.path, "k"], redirecting: "2>&-")
+    #expect(quiet.status == 0)
+    #expect(quiet.standardOutput == "v\n")
+    let failing = try settings(["read", store.path, "nope"], redirecting: "2>&-")
+    #expect(failing.status == 1)
+    #expect(failing.standardOutput == "")
   }
 }
 

@@ -15,7 +15,9 @@ enum DeleteCommand: Command {
 
     In a store folder, only data.plist (the persistent layer) is changed: deleting a key may
     reveal the value JF-info.plist or Info.plist holds for it, and a key that only those
-    read-only files hold can't be deleted (an error says which file holds it).
+    read-only files hold can't be deleted (an error says which file holds it; deleting every
+    key leaves those keys). When there is nothing to delete, nothing is written: a store
+    folder without data.plist doesn't get one.
 
     Errors: a key the domain lacks:
       settings: The domain/default pair of (<domain>, <key>) does not exist
@@ -44,9 +46,11 @@ enum DeleteCommand: Command {
       }
       try target.setValue(nil, forKey: key)
     } else {
-      for key in target.values.keys where target.ownValue(forKey: key) != nil {
-        try target.setValue(nil, forKey: key)
-      }
+      let keys = target.values.keys.filter { target.ownValue(forKey: $0) != nil }
+      // Nothing to delete (an empty domain, or a store folder whose values all come from its
+      // read-only files): nothing is saved, so no data.plist is created.
+      guard !keys.isEmpty else { return }
+      for key in keys { try target.setValue(nil, forKey: key) }
     }
     try target.save()
   }

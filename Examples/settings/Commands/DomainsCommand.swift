@@ -14,16 +14,19 @@ enum DomainsCommand: Command {
 
     On Linux a suite is a file <name>.plist in $XDG_CONFIG_HOME (when it is an absolute path),
     else in $HOME/.config; on Apple platforms, in ~/Library/Preferences. Hidden files are left
-    out. Plist files elsewhere, and store folders, are domains too, named by their path.
+    out, and so are files whose name without .plist isn't a suite name settings accepts (one
+    ending in .plist, such as x.plist.plist, starting with '-', or only whitespace): read them
+    by path. Plist files elsewhere, and store folders, are domains too, named by their path.
     """
 
   static func run(_ arguments: inout Arguments) throws(Failure) {
     try arguments.finish()
     let names = try suiteNames()
-    if !names.isEmpty { Output.write(names.joined(separator: ", ") + "\n") }
+    if !names.isEmpty { try Output.write(names.joined(separator: ", ") + "\n") }
   }
 
-  /// The suites' names, sorted: the `*.plist` files of the suites folder, without `.plist`.
+  /// The suites' names, sorted: the `*.plist` files of the suites folder, without `.plist`,
+  /// whose names work as a suite name (see ``Domain/isSuiteName(_:)``).
   static func suiteNames() throws(Failure) -> [String] {
     let folder = Domain.suitesDirectory
     let files = FileManager.default
@@ -40,9 +43,10 @@ enum DomainsCommand: Command {
     return
       names
       .filter { name in
-        guard name.hasSuffix(".plist"), !name.hasPrefix("."), name.count > ".plist".count else {
-          return false
-        }
+        guard name.hasSuffix(".plist"), !name.hasPrefix(".") else { return false }
+        // Only names that, typed as a domain, name this suite: not `x.plist` (of x.plist.plist),
+        // a path to a file here, nor `-x`, an option.
+        guard Domain.isSuiteName(String(name.dropLast(".plist".count))) else { return false }
         let path = folder.appendingPathComponent(name).path
         return files.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
       }
@@ -66,6 +70,6 @@ enum ListCommand: Command {
 
   static func run(_ arguments: inout Arguments) throws(Failure) {
     try arguments.finish()
-    Output.write(try DomainsCommand.suiteNames().map { $0 + "\n" }.joined())
+    try Output.write(DomainsCommand.suiteNames().map { $0 + "\n" }.joined())
   }
 }

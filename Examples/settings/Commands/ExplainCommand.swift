@@ -67,7 +67,7 @@ enum ExplainCommand: Command {
         "  " + row.layer.padded(to: 11) + " " + row.file.padded(to: fileWidth) + "  " + row.value
       text += line + (row.wins ? "   <- wins" + onlyLayer : "") + "\n"
     }
-    Output.write(text)
+    try Output.write(text)
   }
 }
 

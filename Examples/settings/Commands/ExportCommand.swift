@@ -13,7 +13,8 @@ enum ExportCommand: Command {
     Saves the domain's values to a property-list file, as `defaults export` does: a binary plist
     to a file (replaced atomically; convert it with `plutil -convert xml1 file`), an XML plist to
     standard output with -. A store folder exports its merged view (the value of each key that
-    wins); a plist file domain exports its root as it is.
+    wins); a plist file domain exports its root as it is. An empty file name ("") is a usage
+    error, not the current folder.
 
     Examples:
       settings export com.example.app backup.plist
@@ -25,13 +26,22 @@ enum ExportCommand: Command {
     let domain = try arguments.domain()
     let destination = try arguments.required("file (or - for standard output)")
     try arguments.finish()
+    guard !destination.isEmpty else {
+      throw Failure.usage(
+        "export: the file path is empty; usage: settings \(synopsis)")
+    }
     guard let root = try domain.readRoot() else { throw Failure.missingDomain(domain) }
-    do {
-      if destination == "-" {
-        Output.write(try PlistBytes.encode(root, format: .xml))
-      } else {
-        try PropertyListFile(url: URL(fileURLWithPath: destination)).write(root, format: .binary)
+    guard destination != "-" else {
+      let xml: Data
+      do {
+        xml = try PlistBytes.encode(root, format: .xml)
+      } catch {
+        throw Failure(error)
       }
+      return try Output.write(xml)
+    }
+    do {
+      try PropertyListFile(url: URL(fileURLWithPath: destination)).write(root, format: .binary)
     } catch {
       throw Failure(error)
     }

@@ -7,13 +7,15 @@ enum HelpCommand: Command {
     usage: settings help [verb]
 
     Prints the list of verbs and how domains are named, or the full help of one verb (the same
-    as settings <verb> --help).
+    as settings <verb> --help). settings --help and settings -h are this verb: settings --help
+    read prints read's help, and anything else after them is a usage error (exit status 64),
+    like an unknown verb.
     """
 
   static func run(_ arguments: inout Arguments) throws(Failure) {
-    guard let name = arguments.next() else { return Output.write(HelpText.overview) }
+    guard let name = arguments.next() else { return try Output.write(HelpText.overview) }
     try arguments.finish()
     guard let command = HelpText.command(named: name) else { throw HelpText.unknownVerb(name) }
-    Output.write(command.help + "\n")
+    try Output.write(command.help + "\n")
   }
 }

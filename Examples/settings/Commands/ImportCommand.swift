@@ -1,6 +1,14 @@
 import Foundation
 import TypedDefaults
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `import domain file`: merges a property-list file's dictionary into a domain.
 enum ImportCommand: Command {
   static let verb = "import"
@@ -16,6 +24,9 @@ enum ImportCommand: Command {
     run `settings delete domain` first for that.) A file whose root isn't a dictionary is an
     error, and nothing is changed. Saved as `write` saves.
 
+    Standard input, like a file, may hold at most 16 MiB (\(PropertyListFile.defaultMaximumSize)
+    bytes); reading stops past that, and the import fails, naming <stdin>, with nothing changed.
+
     Examples:
       settings import com.example.app backup.plist
       settings export com.example.app - | settings import ./copy.plist -
@@ -26,6 +37,9 @@ enum ImportCommand: Command {
     let domain = try arguments.domain()
     let source = try arguments.required("file (or - for standard input)")
     try arguments.finish()
+    guard !source.isEmpty else {
+      throw Failure.usage("import: the file path is empty; usage: settings \(synopsis)")
+    }
     let entries = try read(source)
     let target = try domain.openForWriting()
     for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
@@ -33,6 +47,9 @@ enum ImportCommand: Command {
     }
     try target.save()
   }
+
+  /// What standard input is called in messages.
+  static let standardInputName = "<stdin>"
 
   /// The top-level dictionary of a file, or of standard input (`-`).
   private static func read(_ source: String) throws(Failure) -> [String: PropertyListValue] {
@@ -47,11 +64,11 @@ enum ImportCommand: Command {
         }
         return entries
       }
-      let data = FileHandle.standardInput.readDataToEndOfFile()
-      let root = try PlistBytes.decode(data, source: "<stdin>")
+      let data = try readStandardInput(limit: PropertyListFile.defaultMaximumSize)
+      let root = try PlistBytes.decode(data, source: standardInputName)
       guard case .dictionary(let entries) = root else {
         throw SettingsError(
-          .wrongRootType, path: "<stdin>",
+          .wrongRootType, path: standardInputName,
           reason: "The root is \(OldStylePlist.typeName(root, article: true)), not a dictionary")
       }
       return entries
@@ -59,4 +76,40 @@ enum ImportCommand: Command {
       throw Failure(error)
     }
   }
+
+  /// Reads standard input to its end, as a file is read: at most `limit` bytes, the limit a
+  /// property-list file is held to. One byte more is read to tell a full-size input from a
+  /// larger one, and a larger one is refused then, without reading the rest into memory.
+  ///
+  /// - Throws: ``SettingsError/Code/fileTooLarge`` past the limit,
+  ///   ``SettingsError/Code/fileNotReadable`` if standard input can't be read; both name
+  ///   `<stdin>`.
+  private static func readStandardInput(limit: Int) throws(SettingsError) -> Data {
+    var data = Data()
+    let chunkSize = 64 * 1024
+    var chunk = [UInt8](repeating: 0, count: chunkSize)
+    while data.count <= limit {
+      let wanted = min(chunkSize, limit + 1 - data.count)
+      let count = chunk.withUnsafeMutableBytes { buffer in
+        systemRead(STDIN_FILENO, buffer.baseAddress, wanted)
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw SettingsError(
+          .fileNotReadable, path: standardInputName, reason: String(cString: strerror(errno)))
+      }
+      if count == 0 { return data }
+      data.append(contentsOf: chunk[..<count])
+    }
+    throw SettingsError(
+      .fileTooLarge, path: standardInputName,
+      reason: "It is over the limit of \(limit) bytes")
+  }
+}
+
+/// `read(2)`, under a name `ImportCommand`'s own `read` doesn't hide.
+private func systemRead(
+  _ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int
+) -> Int {
+  read(descriptor, buffer, count)
 }

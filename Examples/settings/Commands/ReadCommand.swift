@@ -55,9 +55,9 @@ enum ReadCommand: Command {
     try arguments.finish()
     guard let key else {
       guard let root = try domain.readRoot() else { throw Failure.missingDomain(domain) }
-      return Output.write(OldStylePlist.render(root) + "\n")
+      return try Output.write(OldStylePlist.render(root) + "\n")
     }
-    Output.write(OldStylePlist.render(try value(of: key, in: domain)) + "\n")
+    try Output.write(OldStylePlist.render(try value(of: key, in: domain)) + "\n")
   }
 
   /// A key's value in a domain (for a layered store, the value that wins).
@@ -93,6 +93,6 @@ enum ReadTypeCommand: Command {
     let key = try arguments.required("key")
     try arguments.finish()
     let value = try ReadCommand.value(of: key, in: domain)
-    Output.write("Type is \(OldStylePlist.typeName(value))\n")
+    try Output.write("Type is \(OldStylePlist.typeName(value))\n")
   }
 }

@@ -15,9 +15,12 @@ enum WriteCommand: Command {
                                '"quoted"' a string   (old-style plists have no numbers: '(1, 2)'
                                is an array of two strings; use -array -int 1 -int 2)
                              anything else, such as hello or 'two words', is stored as a string
+                             (a literal that parses but can't be stored, such as one nested
+                             more than 512 levels deep, is an error, not a string)
       -string text           a string, as it is (also text starting with '-')
       -int n, -integer n     an integer, from \(Int64.min) to \(UInt64.max)
-      -float x               a real number: 0.5, -2, 1e-3
+      -float x               a real number: 0.5, -2, 1e-3, inf, nan (one too large for a
+                             float, such as 1e309, is refused)
       -bool b, -boolean b    a boolean: yes, no, true, false (any case), 1 or 0
       -date d                a date: 2026-11-30T15:32:33Z (ISO 8601, any offset, optional
                              fraction), 2026-11-30 15:32:33 +0000 (what read prints), or
@@ -30,6 +33,11 @@ enum WriteCommand: Command {
 
     An element of -array or a value of -dict is a bare value as above, or a scalar type flag and
     its value: -array -int 1 -int 2, -dict size -int 3 name Ada.
+
+    A value its flag doesn't take (-int abc, -bool maybe, -date now), an unknown flag (a near
+    miss gets a suggestion: -double, did you mean -float?), and a key that is a type flag
+    (settings write dom -bool true, the key left out) are usage errors: exit status 64, and
+    nothing is written.
 
     Writes to a plist file or a store folder go through LayeredPlistStore: saved atomically (a
     temporary file renamed over the old one), under a lock shared with other processes (the
@@ -53,10 +61,15 @@ enum WriteCommand: Command {
   static func run(_ arguments: inout Arguments) throws(Failure) {
     let domain = try arguments.domain()
     let key = try arguments.required("key")
+    if ValueParser.typeFlags.contains(key) {
+      throw Failure.usage(
+        "write: '\(key)' is a type flag, not a key; usage: settings write domain key \(key) "
+          + ValueParser.valueSynopsis(of: key))
+    }
     guard !arguments.isEmpty else {
       throw Failure.usage("write: missing value; usage: settings \(synopsis)")
     }
-    let action = try ValueParser.parse(arguments.rest())
+    let action = try ValueParser.parse(arguments.rest(), key: key)
     let target = try domain.openForWriting()
     try target.setValue(try newValue(action, current: target.values[key], key: key), forKey: key)
     try target.save()
