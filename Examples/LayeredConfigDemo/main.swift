@@ -81,6 +81,21 @@ func run(_ options: Options) throws {
   } else {
     print("Nothing changed, so data.plist was not rewritten.")
   }
+  print()
+  print("Inspect the store from a shell with the settings tool:")
+  let layerFiles =
+    "--delivered \(shellQuoted(deliveredFile.path)) --bundled \(shellQuoted(bundledFile.path))"
+  print("  swift run settings explain \(layerFiles) \(shellQuoted(directory.path)) ServerURL")
+  print("  swift run settings read \(layerFiles) \(shellQuoted(directory.path))")
+}
+
+/// A path as a shell reads it back: as it is if it holds only safe characters, else in single
+/// quotes.
+func shellQuoted(_ text: String) -> String {
+  let safe = text.unicodeScalars.allSatisfy {
+    CharacterSet.alphanumerics.contains($0) || "/._-+,:@%".unicodeScalars.contains($0)
+  }
+  return safe ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
 }
 
 /// Simulates a first launch: the server delivers configuration, and a developer overrides one

@@ -34,8 +34,11 @@ extension Domain {
       guard let store = try openLayeredStore() else { return nil }
       return store.dictionaryRepresentation()
     case .suite(let suite):
-      guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }
-      return UserDefaultsBackend(suiteName: suite).dictionaryRepresentation()
+      let lock = try SuiteLock.acquire(for: Self.suiteFile(suite), creatingFolder: false)
+      return try withExtendedLifetime(lock) { () throws(Failure) in
+        guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }
+        return UserDefaultsBackend(suiteName: suite).dictionaryRepresentation()
+      }
     }
   }
 
@@ -65,7 +68,7 @@ extension Domain {
   func openForWriting() throws(Failure) -> any WritableDomain {
     switch kind {
     case .file(let url):
-      _ = try Self.readDictionary(url)
+      try Self.checkNoKeyedArchiverUIDs(url)
       return StoreDomain(
         store: try Self.openStore(persistent: url, delivered: nil, bundled: nil), files: nil)
     case .layered(let files):
@@ -76,8 +79,40 @@ extension Domain {
         persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
       return StoreDomain(store: store, files: files)
     case .suite(let suite):
+      // Held until the suite is saved: other `settings` processes wait (see SuiteLock).
+      let lock = try SuiteLock.acquire(for: Self.suiteFile(suite), creatingFolder: true)
       _ = try Self.readDictionary(Self.suiteFile(suite))
-      return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite))
+      return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite), lock: lock)
+    }
+  }
+
+  /// Refuses to open a binary file that holds `NSKeyedArchiver` UIDs (an archive or a nib, not
+  /// settings): the library reads a UID as the dictionary `{CF$UID = n}`, which is how XML
+  /// writes one but not how binary does, so saving would break the archive.
+  private static func checkNoKeyedArchiverUIDs(_ url: URL) throws(Failure) {
+    let contents = try checked { () throws(SettingsError) in try PropertyListFile(url: url).read() }
+    guard let contents else { return }
+    guard case .dictionary = contents.root else {
+      _ = try readDictionary(url)  // reports the wrong root
+      return
+    }
+    if contents.format == .binary, holdsUID(contents.root) {
+      throw Failure(
+        "Cannot write '\(url.path)': it holds NSKeyedArchiver UIDs (an archive, not settings), "
+          + "which settings can't write back as they are; it is left unchanged")
+    }
+  }
+
+  /// Whether a value holds a dictionary that is a UID as the library reads one: `{CF$UID = n}`.
+  private static func holdsUID(_ value: PropertyListValue) -> Bool {
+    switch value {
+    case .dictionary(let entries):
+      if entries.count == 1, case .integer? = entries["CF$UID"] { return true }
+      return entries.values.contains(where: holdsUID)
+    case .array(let elements):
+      return elements.contains(where: holdsUID)
+    default:
+      return false
     }
   }
 
@@ -90,7 +125,8 @@ extension Domain {
     try checked { () throws(SettingsError) in try PropertyListFile(url: url).readDictionary() }
   }
 
-  /// Opens a store that saves only when asked (`save()`), never at exit.
+  /// Opens a store that saves only when asked (`save()`), never at exit, and never moves a
+  /// corrupt file aside.
   private static func openStore(
     persistent: URL,
     delivered: URL?,
@@ -101,7 +137,8 @@ extension Domain {
         persistentFile: persistent,
         deliveredFile: delivered,
         bundledFile: bundled,
-        options: .init(autosave: .manual, savesAtExit: false)
+        // A corrupt file is an error to report, never moved: the tool only inspects and edits.
+        options: .init(autosave: .manual, savesAtExit: false, movesCorruptFileAside: false)
       )
     }
   }

@@ -13,6 +13,12 @@ protocol WritableDomain {
   func readOnlySource(ofKey key: String) -> String?
   /// Stores a value, or removes the key when `value` is `nil`.
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure)
+  /// Stores a value computed from the key's current value (what `read` shows), as one step no
+  /// other `settings` process can come between, and saves it.
+  func update(
+    forKey key: String,
+    _ transform: (PropertyListValue?) throws(Failure) -> PropertyListValue
+  ) throws(Failure)
   /// Writes the changes to disk.
   func save() throws(Failure)
 }
@@ -45,18 +51,44 @@ struct StoreDomain: WritableDomain {
     }
   }
 
+  func update(
+    forKey key: String,
+    _ transform: (PropertyListValue?) throws(Failure) -> PropertyListValue
+  ) throws(Failure) {
+    // What a read-only layer holds shows through when data.plist lacks the key.
+    let lower = store.value(forKey: key, in: .delivered) ?? store.value(forKey: key, in: .bundled)
+    var failure: Failure?
+    do {
+      _ = try withStandardErrorSilenced { () throws(SettingsError) in
+        try store.update(forKey: key) { current throws(SettingsError) in
+          do throws(Failure) {
+            return try transform(current ?? lower)
+          } catch {
+            failure = error
+            throw SettingsError(.valueNotRepresentable, key: key, reason: error.message)
+          }
+        }
+      }
+    } catch {
+      throw failure ?? Failure(error)
+    }
+  }
+
   func save() throws(Failure) {
     do {
-      try withStandardErrorSilenced { () throws(SettingsError) in try store.save() }
+      _ = try withStandardErrorSilenced { () throws(SettingsError) in try store.saveIfNeeded() }
     } catch {
       throw Failure(error)
     }
   }
 }
 
-/// A `UserDefaults` suite, through `UserDefaultsBackend`, flushed with `synchronize()`.
+/// A `UserDefaults` suite, through `UserDefaultsBackend`, flushed with `synchronize()`, while
+/// holding the suite's ``SuiteLock``.
 struct SuiteDomain: WritableDomain {
   let backend: UserDefaultsBackend
+  /// Held from opening to the end of the command (released when the process exits).
+  let lock: SuiteLock?
 
   /// The suite's own values: its persistent domain, never the argument domain (`UserDefaults`
   /// would read this process's `-key value` arguments as values) or registration defaults.
@@ -72,6 +104,14 @@ struct SuiteDomain: WritableDomain {
     } catch {
       throw Failure(error)
     }
+  }
+
+  func update(
+    forKey key: String,
+    _ transform: (PropertyListValue?) throws(Failure) -> PropertyListValue
+  ) throws(Failure) {
+    // The suite lock is held: no other `settings` process can write between read and write.
+    try setValue(try transform(values[key]), forKey: key)
   }
 
   func save() throws(Failure) {

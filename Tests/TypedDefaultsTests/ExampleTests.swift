@@ -26,6 +26,25 @@ import Testing
     #expect(second.standardOutput.contains("Theme this run: dark\n"))
   }
 
+  @Test func theSettingsCommandLayeredConfigDemoPrintsSeesEveryLayer() throws {
+    let directory = try TemporaryDirectory()
+    let run = try runProduct("LayeredConfigDemo", ["--data-dir", directory.url.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    let path = directory.url.path
+    let arguments = [
+      "explain", "--delivered", "\(path)/deployment/JF-info.plist", "--bundled",
+      "\(path)/bundle/Info.plist", path, "RequestTimeout",
+    ]
+    // The temporary folder's path needs no quoting, so the printed command is the plain words.
+    #expect(
+      run.standardOutput.contains(
+        "  swift run settings \(arguments.dropLast().joined(separator: " ")) ServerURL\n"))
+    let explained = try runProduct("settings", arguments)
+    #expect(explained.standardError == "")
+    #expect(explained.standardOutput.contains("delivered   \(path)/deployment/JF-info.plist  45"))
+    #expect(explained.standardOutput.contains("<- wins"))
+  }
+
   @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
   func layeredConfigDemoAcceptsARealInfoPlist() throws {
     let directory = try TemporaryDirectory()

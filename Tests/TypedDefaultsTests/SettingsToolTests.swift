@@ -80,37 +80,15 @@ import Testing
   /// `settings read dom > /dev/full` (`redirection` is `>/dev/full`) or with standard output
   /// closed (`>&-`); what still reaches the test's pipes is returned.
   func settings(_ arguments: [String], redirecting redirection: String) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments =
-      [
-        "-c", "exec \"$0\" \"$@\" \(redirection)",
-        TestPaths.productsDirectory.appendingPathComponent("settings").path,
-      ]
-      + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(
-      ["XDG_CONFIG_HOME": configHome.path]
-    ) { $1 }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let errorData = Locked(Data())
-    let drained = DispatchGroup()
-    drained.enter()
-    DispatchQueue.global().async {
-      let data = error.fileHandleForReading.readDataToEndOfFile()
-      errorData.withLock { $0 = data }
-      drained.leave()
-    }
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    drained.wait()
-    process.waitUntilExit()
+    let executable = TestPaths.productsDirectory.appendingPathComponent("settings").path
+    let run = try runExecutable(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", "exec \"$0\" \"$@\" \(redirection)", executable] + arguments,
+      environment: ["XDG_CONFIG_HOME": configHome.path])
     return ProcessResult(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outputData, as: UTF8.self),
-      standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+      status: run.status,
+      standardOutput: String(decoding: run.standardOutput, as: UTF8.self),
+      standardError: String(decoding: run.standardError, as: UTF8.self))
   }
 
   /// A shared fixture, `valid/<name>` or `invalid/<name>`.
@@ -1024,9 +1002,10 @@ import Testing
       try expect(arguments, failsWith: suiteError.description)
     }
     #expect(try Data(contentsOf: suiteFile).isEmpty)
+    // Nothing but the file and the tool's lock file beside it (see SuiteLock).
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: configHome.path)
-        == ["TypedDefaultsTests.corrupt.plist"])
+      try FileManager.default.contentsOfDirectory(atPath: configHome.path).sorted()
+        == ["TypedDefaultsTests.corrupt.plist", "TypedDefaultsTests.corrupt.plist.lock"])
   }
 
   @Test func aPathThatIsNotAReadableFileIsReported() throws {
@@ -1125,27 +1104,38 @@ import Testing
 
   // MARK: - Several processes
 
-  @Test func concurrentWritesToOneFileLoseNothing() throws {
-    let file = directory.file("shared.plist")
-    let workers = 4
-    let keysPerWorker = 25
+  /// Runs `settings` from `workers` threads at once, `runs` times each, with the arguments
+  /// `arguments(worker, run)`; returns the runs that didn't succeed silently.
+  func runConcurrently(
+    workers: Int, runs: Int, _ arguments: @Sendable (Int, Int) -> [String]
+  ) -> [String] {
     let failures = Locked<[String]>([])
     DispatchQueue.concurrentPerform(iterations: workers) { worker in
-      for index in 0..<keysPerWorker {
-        let arguments = [
-          "write", file.path, "w\(worker)-k\(index)", "-int", "\(worker * 100 + index)",
-        ]
+      for run in 0..<runs {
+        let arguments = arguments(worker, run)
         do {
-          let run = try settings(arguments)
-          if run.status != 0 || run.standardError != "" || run.standardOutput != "" {
-            failures.withLock { $0.append("\(arguments): \(run.status) \(run.standardError)") }
+          let result = try settings(arguments)
+          if result.status != 0 || result.standardError != "" || result.standardOutput != "" {
+            failures.withLock {
+              $0.append("\(arguments): \(result.status) \(result.standardError)")
+            }
           }
         } catch {
           failures.withLock { $0.append("\(arguments): \(error)") }
         }
       }
     }
-    #expect(failures.withLock { $0 } == [])
+    return failures.withLock { $0 }
+  }
+
+  @Test func concurrentWritesToOneFileLoseNothing() throws {
+    let file = directory.file("shared.plist")
+    let workers = 4
+    let keysPerWorker = 25
+    let failures = runConcurrently(workers: workers, runs: keysPerWorker) { worker, index in
+      ["write", file.path, "w\(worker)-k\(index)", "-int", "\(worker * 100 + index)"]
+    }
+    #expect(failures == [])
     var expected: [String: PropertyListValue] = [:]
     for worker in 0..<workers {
       for index in 0..<keysPerWorker {
@@ -1158,6 +1148,69 @@ import Testing
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
         == ["shared.plist", "shared.plist.lock"])
+  }
+
+  @Test func concurrentWritesToOneSuiteLoseNothing() throws {
+    // corelibs rewrites a suite file in place, unlocked: without the tool's own lock, a process
+    // reading it mid-write saw it empty and saved only its key, losing the others.
+    let suite = "TypedDefaultsTests.concurrent"
+    try succeed(["write", suite, "before", "-int", "1"])
+    let failures = runConcurrently(workers: 4, runs: 5) { worker, index in
+      ["write", suite, "w\(worker)-k\(index)", "-int", "\(worker * 10 + index)"]
+    }
+    #expect(failures == [])
+    var expected: [String: PropertyListValue] = ["before": 1]
+    for worker in 0..<4 {
+      for index in 0..<5 {
+        expected["w\(worker)-k\(index)"] = .integer(.init(Int64(worker * 10 + index)))
+      }
+    }
+    let file = configHome.appendingPathComponent("\(suite).plist")
+    #expect(try PropertyListFile(url: file).readDictionary() == expected)
+  }
+
+  @Test func concurrentArrayAddAndDictAddLoseNothing() throws {
+    let file = directory.file("lists.plist").path
+    let failures = runConcurrently(workers: 4, runs: 5) { worker, index in
+      index % 2 == 0
+        ? ["write", file, "list", "-array-add", "-int", "\(worker * 10 + index)"]
+        : ["write", file, "map", "-dict-add", "w\(worker)-\(index)", "-int", "\(index)"]
+    }
+    #expect(failures == [])
+    let saved = try #require(try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary())
+    let list = try #require(saved["list"]?.arrayValue).compactMap(\.intValue).sorted()
+    #expect(list == [0, 2, 4, 10, 12, 14, 20, 22, 24, 30, 32, 34])
+    #expect(saved["map"]?.dictionaryValue?.count == 8)
+  }
+
+  @Test func exportNeverReplacesADeviceAndNeverPrintsMalformedXML() throws {
+    let file = directory.file("binary.plist")
+    try PropertyListFile(url: file).write(["ctl": "\u{1}z", "ok": 1], format: .binary)
+    try expect(
+      ["export", file.path, "/dev/null"],
+      failsWith: "Cannot write the property list at '/dev/null': It is not a regular file (a "
+        + "device or a FIFO)")
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+        == .typeCharacterSpecial)
+    // Binary holds the control character; XML on standard output can't.
+    try expect(
+      ["export", file.path, "-"],
+      failsWith: "Cannot write a property list holding this value at '-': A string at "
+        + "[\"ctl\"] holds the control character U+0001, which XML can't hold")
+  }
+
+  @Test func aBinaryArchiveWithUIDsIsNotRewritten() throws {
+    for name in ["cpython__TESTDATA_KEYED_ARCHIVE.plist", "karabiner__Sparkle_SUStatus.nib.plist"] {
+      let file = directory.file(name)
+      try FileManager.default.copyItem(at: Self.fixture("valid/\(name)"), to: file)
+      let before = try Data(contentsOf: file)
+      try expect(
+        ["write", file.path, "x", "-int", "1"],
+        failsWith: "Cannot write '\(file.path)': it holds NSKeyedArchiver UIDs (an archive, not "
+          + "settings), which settings can't write back as they are; it is left unchanged")
+      #expect(try Data(contentsOf: file) == before)
+    }
   }
 
   // MARK: - Domains by path

@@ -42,12 +42,14 @@ enum WriteCommand: Command {
     Writes to a plist file or a store folder go through LayeredPlistStore: saved atomically (a
     temporary file renamed over the old one), under a lock shared with other processes (the
     file <name>.plist.lock beside it, kept on purpose), and merged with their changes, so
-    several `settings write` at once lose nothing. A new file is XML, readable by its owner
+    several `settings write` at once lose nothing (-array-add and -dict-add included: they
+    read and write the value as one step). A new file is XML, readable by its owner
     only (0600); an existing binary file stays binary; an OpenStep file is rewritten as XML
     (OpenStep can't be written). A file that can't be read is never written: the command fails
     and leaves it as it was. A store folder's writes go to its data.plist, the persistent
     layer, which wins over JF-info.plist and Info.plist. A suite is written through
-    UserDefaults and flushed to disk (synchronize()) before the command returns.
+    UserDefaults and flushed to disk (synchronize()) before the command returns; on Linux,
+    settings processes take turns on it (a lock on <suite file>.lock).
 
     Examples:
       settings write com.example.app Name Ada
@@ -71,7 +73,15 @@ enum WriteCommand: Command {
     }
     let action = try ValueParser.parse(arguments.rest(), key: key)
     let target = try domain.openForWriting()
-    try target.setValue(try newValue(action, current: target.values[key], key: key), forKey: key)
+    if case .set(let value) = action {
+      try target.setValue(value, forKey: key)
+    } else {
+      // Appending or merging reads the current value: as one step, so that concurrent
+      // `settings write … -array-add` processes lose none of each other's elements.
+      try target.update(forKey: key) { current throws(Failure) in
+        try newValue(action, current: current, key: key)
+      }
+    }
     try target.save()
   }
 

@@ -85,7 +85,11 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     case .fileNotWritable:
       subject = "Cannot write the property list at '\(path ?? "?")'"
     case .valueNotRepresentable:
-      subject = "Cannot store the value for '\(key ?? "?")'"
+      if let key {
+        subject = "Cannot store the value for '\(key)'"
+      } else {
+        subject = "Cannot write a property list holding this value at '\(path ?? "?")'"
+      }
     case .readOnlyLayer:
       subject = "Cannot write '\(key ?? "?")'"
     case .directoryNotUsable:

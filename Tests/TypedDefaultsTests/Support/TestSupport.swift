@@ -159,8 +159,20 @@ func runProductData(
   environment: [String: String] = [:],
   standardInput: URL? = nil
 ) throws -> (status: Int32, standardOutput: Data, standardError: Data) {
+  try runExecutable(
+    TestPaths.productsDirectory.appendingPathComponent(name), arguments,
+    environment: environment, standardInput: standardInput)
+}
+
+/// Runs a program to completion, returning its raw output.
+func runExecutable(
+  _ executable: URL,
+  _ arguments: [String],
+  environment: [String: String] = [:],
+  standardInput: URL? = nil
+) throws -> (status: Int32, standardOutput: Data, standardError: Data) {
   let process = Process()
-  process.executableURL = TestPaths.productsDirectory.appendingPathComponent(name)
+  process.executableURL = executable
   process.arguments = arguments
   process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   if let standardInput {
