@@ -1200,7 +1200,8 @@ import Testing
         + "[\"ctl\"] holds the control character U+0001, which XML can't hold")
   }
 
-  @Test func aBinaryArchiveWithUIDsIsNotRewritten() throws {
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func aBinaryArchiveWithUIDsIsNotRewritten() throws {
     for name in ["cpython__TESTDATA_KEYED_ARCHIVE.plist", "karabiner__Sparkle_SUStatus.nib.plist"] {
       let file = directory.file(name)
       try FileManager.default.copyItem(at: Self.fixture("valid/\(name)"), to: file)
