@@ -118,11 +118,14 @@ extension LayeredPlistStore {
       return outcome
     }
     state.withLock { state in
+      // The updated key takes the saved value, unless this process wrote it again meanwhile.
+      if let key = outcome.updatedKey, let contents = outcome.othersContents,
+        state.dirty[key] == changes.first(where: { $0.0 == key })?.2
+      {
+        state.adoptSaved(contents[key], forKey: key)
+      }
       for (key, _, change) in changes where state.dirty[key] == change {
         state.dirty.removeValue(forKey: key)
-      }
-      if let key = outcome.updatedKey, let contents = outcome.othersContents {
-        state.adoptSaved(contents[key], forKey: key)
       }
       if let othersContents = outcome.othersContents { state.adopt(othersContents) }
       state.diskIdentity = outcome.identity
