@@ -34,6 +34,8 @@ extension Domain {
       guard let store = try openLayeredStore() else { return nil }
       return store.dictionaryRepresentation()
     case .suite(let suite):
+      // No file, no suite; and no lock file left behind for a mistyped name.
+      guard FileManager.default.fileExists(atPath: Self.suiteFile(suite).path) else { return nil }
       let lock = try SuiteLock.acquire(for: Self.suiteFile(suite), creatingFolder: false)
       return try withExtendedLifetime(lock) { () throws(Failure) in
         guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }

@@ -9,8 +9,9 @@
 //   SettingsProbe layered <data.plist path> set-nosave <key> <kind>:<value>  (saved at exit)
 //   SettingsProbe layered <data.plist path> write-keys <prefix> <count>  (a save per key)
 //   SettingsProbe layered <data.plist path> increment <key> <count>  (update(forKey:) count times)
-//   SettingsProbe layered <data.plist path> rewrite-in-place  (rewrites the file non-atomically
-//     until killed, pausing half-way; prints "started" first)
+//   SettingsProbe layered <data.plist path> rewrite-in-place [idle µs]  (rewrites the file
+//     non-atomically until killed, pausing 2 ms half-way and idle µs (10 ms) between rewrites;
+//     prints "started" first)
 //   SettingsProbe layered <data.plist path> save-loop  (saves state 0, 1, 2… until killed,
 //     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
 //
@@ -83,6 +84,7 @@ do {
     // Rewrites the file in place forever, as programs that don't write atomically do: truncate,
     // write half, pause, write the rest. Readers can see it empty or half-written.
     let bytes = try Data(contentsOf: URL(fileURLWithPath: location))
+    let idle = arguments.count > 3 ? UInt32(arguments[3]) ?? 10_000 : 10_000
     FileHandle.standardOutput.write(Data("started\n".utf8))
     while true {
       let descriptor = open(location, O_WRONLY | O_TRUNC)
@@ -94,7 +96,7 @@ do {
         _ = write(descriptor, buffer.baseAddress! + half, buffer.count - half)
       }
       close(descriptor)
-      usleep(10_000)
+      if idle > 0 { usleep(idle) }
     }
   case "save-loop":
     guard let store = backend as? LayeredPlistStore else { fail("save-loop needs a layered store") }

@@ -458,26 +458,36 @@ import Testing
       try PropertyListFile(url: file).readDictionary() == ["mine": "pending", "theme": "now"])
   }
 
-  @Test func aFileBeingRewrittenInPlaceIsReadWhenCompleteNotMovedAside() throws {
-    let directory = try TemporaryDirectory()
-    let file = directory.file("data.plist")
-    let contents = Dictionary(
-      uniqueKeysWithValues: (0..<200).map { ("key.\($0)", PropertyListValue.string("value \($0)")) }
-    )
-    try PropertyListFile(url: file).write(.dictionary(contents))
+  /// Starts a process rewriting `file` in place until the returned closure kills it.
+  private func rewritingInPlace(_ file: URL, idleMicroseconds: Int) throws -> () -> Void {
     let writer = Process()
     writer.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
-    writer.arguments = ["layered", file.path, "rewrite-in-place"]
+    writer.arguments = ["layered", file.path, "rewrite-in-place", "\(idleMicroseconds)"]
     let output = Pipe()
     writer.standardOutput = output
     try writer.run()
-    defer {
+    // Blocks until the writer has started rewriting.
+    #expect(output.fileHandleForReading.availableData == Data("started\n".utf8))
+    return {
       // SIGKILL, which the child cannot block: under the test runner it ignored SIGTERM.
       kill(writer.processIdentifier, SIGKILL)
       writer.waitUntilExit()
     }
-    // Blocks until the writer has started rewriting.
-    #expect(output.fileHandleForReading.availableData == Data("started\n".utf8))
+  }
+
+  private func twoHundredKeys() -> [String: PropertyListValue] {
+    Dictionary(
+      uniqueKeysWithValues: (0..<200).map { ("key.\($0)", PropertyListValue.string("value \($0)")) }
+    )
+  }
+
+  @Test func aFileBeingRewrittenInPlaceIsReadWhenCompleteNotMovedAside() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let contents = twoHundredKeys()
+    try PropertyListFile(url: file).write(.dictionary(contents))
+    let stop = try rewritingInPlace(file, idleMicroseconds: 10_000)
+    defer { stop() }
     for _ in 0..<40 {
       let (store, diagnostics) = try collectingDiagnostics {
         try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
@@ -485,6 +495,30 @@ import Testing
       #expect(diagnostics.isEmpty)
       #expect(store.recoveredProblems.isEmpty)
       #expect(store.dictionaryRepresentation() == contents)
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    #expect(!names.contains { $0.contains("corrupt") })
+  }
+
+  @Test func aFileRewrittenInPlaceWithoutPauseIsNeverMovedAside() throws {
+    // Complete only for an instant between rewrites: an open reads it whole or gives up after
+    // a second with fileNotReadable; it never judges a file that keeps changing corrupt.
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let contents = twoHundredKeys()
+    try PropertyListFile(url: file).write(.dictionary(contents))
+    let stop = try rewritingInPlace(file, idleMicroseconds: 0)
+    defer { stop() }
+    for _ in 0..<3 {
+      do {
+        let (store, diagnostics) = try collectingDiagnostics {
+          try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+        }
+        #expect(diagnostics.isEmpty)
+        #expect(store.dictionaryRepresentation() == contents)
+      } catch let error as SettingsError {
+        #expect(error.code == .fileNotReadable)
+      }
     }
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
     #expect(!names.contains { $0.contains("corrupt") })

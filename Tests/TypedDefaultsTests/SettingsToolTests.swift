@@ -1150,6 +1150,17 @@ import Testing
         == ["shared.plist", "shared.plist.lock"])
   }
 
+  @Test func readingASuiteThatDoesNotExistLeavesNoFileBehind() throws {
+    try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
+    try expect(
+      ["read", "TypedDefaultsTests.typo"],
+      failsWith: "Domain TypedDefaultsTests.typo does not exist")
+    try expect(
+      ["read", "TypedDefaultsTests.typo", "k"],
+      failsWith: "Domain TypedDefaultsTests.typo does not exist")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: configHome.path) == [])
+  }
+
   @Test func concurrentWritesToOneSuiteLoseNothing() throws {
     // corelibs rewrites a suite file in place, unlocked: without the tool's own lock, a process
     // reading it mid-write saw it empty and saved only its key, losing the others.

@@ -204,8 +204,10 @@ extension LayeredPlistStore {
 
   /// Reads `data.plist`, which other programs may be rewriting in place: a file is judged
   /// corrupt only if it stays unreadable and unchanged (same inode, size and modification time)
-  /// over three more reads 50 ms apart, or unreadable for a whole second. (A program that
-  /// truncates and rewrites the file leaves it briefly empty or half-written.)
+  /// over three more reads 50 ms apart. (A program that truncates and rewrites the file leaves
+  /// it briefly empty or half-written.) A file that is still changing and unreadable after a
+  /// second is not judged at all: that is ``SettingsError/Code/fileNotReadable``, which no
+  /// caller moves aside.
   static func readPersistentDictionary(
     _ file: PropertyListFile
   ) throws(SettingsError) -> (
@@ -225,7 +227,13 @@ extension LayeredPlistStore {
         let unchanged = identity == POSIX.identity(ofFileAt: path)
         stableFailures = unchanged && attempts > 1 && identity == previous ? stableFailures + 1 : 0
         previous = unchanged ? identity : nil
-        if stableFailures >= 3 || attempts >= 20 { throw error }
+        if stableFailures >= 3 { throw error }
+        if attempts >= 20 {
+          throw SettingsError(
+            .fileNotReadable, path: file.url.path,
+            reason: "It kept changing and could not be read whole for a second (another program "
+              + "is rewriting it in place); it was left as it is")
+        }
         Thread.sleep(forTimeInterval: 0.05)
       }
     }
