@@ -16,7 +16,7 @@ extension Domain {
   func readRoot() throws(Failure) -> PropertyListValue? {
     if case .file(let url) = kind {
       let file = PropertyListFile(url: url)
-      return try Self.checked { () throws(SettingsError) in try file.read() }?.root
+      return try Failure.fromLibrary { () throws(SettingsError) in try file.read() }?.root
     }
     return try readValues().map(PropertyListValue.dictionary)
   }
@@ -88,17 +88,17 @@ extension Domain {
     }
   }
 
-  /// Refuses to open a binary file that holds `NSKeyedArchiver` UIDs (an archive or a nib, not
-  /// settings): the library reads a UID as the dictionary `{CF$UID = n}`, which is how XML
+  /// Checks a file reads as a dictionary, and refuses a binary file that holds `NSKeyedArchiver`
+  /// UIDs (an archive or a nib, not settings): the library reads a UID as the dictionary `{CF$UID = n}`, which is how XML
   /// writes one but not how binary does, so saving would break the archive.
   private static func checkNoKeyedArchiverUIDs(_ url: URL) throws(Failure) {
-    let contents = try checked { () throws(SettingsError) in try PropertyListFile(url: url).read() }
-    guard let contents else { return }
-    guard case .dictionary = contents.root else {
-      _ = try readDictionary(url)  // reports the wrong root
-      return
+    let file = PropertyListFile(url: url)
+    let read = try Failure.fromLibrary {
+      () throws(SettingsError) -> (entries: [String: PropertyListValue], binary: Bool)? in
+      guard let contents = try file.read() else { return nil }
+      return (try file.dictionary(in: contents), contents.format == .binary)
     }
-    if contents.format == .binary, holdsUID(contents.root) {
+    if let read, read.binary, holdsUID(.dictionary(read.entries)) {
       throw Failure(
         "Cannot write '\(url.path)': it holds NSKeyedArchiver UIDs (an archive, not settings), "
           + "which settings can't write back as they are; it is left unchanged")
@@ -124,7 +124,9 @@ extension Domain {
   ///
   /// - Returns: Its dictionary, or `nil` if there is no file.
   private static func readDictionary(_ url: URL) throws(Failure) -> [String: PropertyListValue]? {
-    try checked { () throws(SettingsError) in try PropertyListFile(url: url).readDictionary() }
+    try Failure.fromLibrary { () throws(SettingsError) in
+      try PropertyListFile(url: url).readDictionary()
+    }
   }
 
   /// Opens a store that saves only when asked (`save()`), never at exit, and never moves a
@@ -134,7 +136,7 @@ extension Domain {
     delivered: URL?,
     bundled: URL?
   ) throws(Failure) -> LayeredPlistStore {
-    try checked { () throws(SettingsError) in
+    try Failure.fromLibrary { () throws(SettingsError) in
       try LayeredPlistStore(
         persistentFile: persistent,
         deliveredFile: delivered,
@@ -142,18 +144,6 @@ extension Domain {
         // A corrupt file is an error to report, never moved: the tool only inspects and edits.
         options: .init(autosave: .manual, savesAtExit: false, movesCorruptFileAside: false)
       )
-    }
-  }
-
-  /// Runs a library call that reads files, with CoreFoundation's own parser logging silenced,
-  /// turning its error into a ``Failure``.
-  private static func checked<Result>(
-    _ body: () throws(SettingsError) -> Result
-  ) throws(Failure) -> Result {
-    do {
-      return try withStandardErrorSilenced(body)
-    } catch {
-      throw Failure(error)
     }
   }
 }

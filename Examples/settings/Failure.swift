@@ -60,4 +60,17 @@ struct Failure: Error {
       return Failure("Domain \(domain.name) does not exist")
     }
   }
+
+  /// Runs a library call, turning its ``SettingsError`` into a ``Failure``. CoreFoundation's own
+  /// logging of parse errors is silenced meanwhile (see ``withStandardErrorSilenced(_:)``): the
+  /// error is reported anyway, as one line.
+  static func fromLibrary<Result>(
+    _ body: () throws(SettingsError) -> Result
+  ) throws(Failure) -> Result {
+    do {
+      return try withStandardErrorSilenced(body)
+    } catch {
+      throw Failure(error)
+    }
+  }
 }

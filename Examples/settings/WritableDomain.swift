@@ -44,11 +44,7 @@ struct StoreDomain: WritableDomain {
   }
 
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {
-    do {
-      try store.setValue(value, forKey: key)
-    } catch {
-      throw Failure(error)
-    }
+    try Failure.fromLibrary { () throws(SettingsError) in try store.setValue(value, forKey: key) }
   }
 
   func update(
@@ -75,11 +71,7 @@ struct StoreDomain: WritableDomain {
   }
 
   func save() throws(Failure) {
-    do {
-      _ = try withStandardErrorSilenced { () throws(SettingsError) in try store.saveIfNeeded() }
-    } catch {
-      throw Failure(error)
-    }
+    _ = try Failure.fromLibrary { () throws(SettingsError) in try store.saveIfNeeded() }
   }
 }
 
@@ -99,11 +91,7 @@ struct SuiteDomain: WritableDomain {
   func readOnlySource(ofKey key: String) -> String? { nil }
 
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {
-    do {
-      try backend.setValue(value, forKey: key)
-    } catch {
-      throw Failure(error)
-    }
+    try Failure.fromLibrary { () throws(SettingsError) in try backend.setValue(value, forKey: key) }
   }
 
   func update(

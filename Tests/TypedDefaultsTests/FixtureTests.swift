@@ -471,12 +471,7 @@ private func differences(
     guard let want = Data(base64Encoded: base64) else { return ["\(here): bad base64"] }
     return got == want ? [] : ["\(here): expected \(want.count) bytes, found \(brief(actual))"]
   case (.array(let want), .array(let got)):
-    guard got.count == want.count else {
-      return ["\(here): expected \(want.count) elements, found \(got.count)"]
-    }
-    return zip(got, want).enumerated().flatMap { index, pair in
-      differences(pair.0, pair.1, at: "\(path)[\(index)]")
-    }
+    return arrayDifferences(got, want, at: path, compare: differences)
   case (.dictionary(let want), .dictionary(let got)):
     return dictionaryDifferences(got, want, at: path, compare: differences)
   default:
@@ -503,17 +498,26 @@ private func differences(
           + "found \(got.timeIntervalSinceReferenceDate) s"
       ]
   case (.array(let want), .array(let got)):
-    guard got.count == want.count else {
-      return ["\(here): expected \(want.count) elements, found \(got.count)"]
-    }
-    return zip(got, want).enumerated().flatMap { index, pair in
-      differences(pair.0, pair.1, at: "\(path)[\(index)]")
-    }
+    return arrayDifferences(got, want, at: path, compare: differences)
   case (.dictionary(let want), .dictionary(let got)):
     return dictionaryDifferences(got, want, at: path, compare: differences)
   default:
     return actual == expected
       ? [] : ["\(here): expected \(brief(expected)), found \(brief(actual))"]
+  }
+}
+
+private func arrayDifferences<Value>(
+  _ actual: [PropertyListValue],
+  _ expected: [Value],
+  at path: String,
+  compare: (PropertyListValue, Value, String) -> [String]
+) -> [String] {
+  guard actual.count == expected.count else {
+    return ["\(shown(path)): expected \(expected.count) elements, found \(actual.count)"]
+  }
+  return zip(actual, expected).enumerated().flatMap { index, pair in
+    compare(pair.0, pair.1, "\(path)[\(index)]")
   }
 }
 

@@ -32,18 +32,13 @@ enum ExportCommand: Command {
     }
     guard let root = try domain.readRoot() else { throw Failure.missingDomain(domain) }
     guard destination != "-" else {
-      let xml: Data
-      do {
-        xml = try PlistBytes.encode(root, format: .xml)
-      } catch {
-        throw Failure(error)
+      let xml = try Failure.fromLibrary { () throws(SettingsError) in
+        try PlistBytes.encode(root, format: .xml)
       }
       return try Output.write(xml)
     }
-    do {
+    try Failure.fromLibrary { () throws(SettingsError) in
       try PropertyListFile(url: URL(fileURLWithPath: destination)).write(root, format: .binary)
-    } catch {
-      throw Failure(error)
     }
   }
 }

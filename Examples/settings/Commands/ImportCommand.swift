@@ -53,13 +53,10 @@ enum ImportCommand: Command {
 
   /// The top-level dictionary of a file, or of standard input (`-`).
   private static func read(_ source: String) throws(Failure) -> [String: PropertyListValue] {
-    do throws(SettingsError) {
+    try Failure.fromLibrary { () throws(SettingsError) -> [String: PropertyListValue] in
       guard source == "-" else {
         let file = PropertyListFile(url: URL(fileURLWithPath: source))
-        let entries = try withStandardErrorSilenced { () throws(SettingsError) in
-          try file.readDictionary()
-        }
-        guard let entries else {
+        guard let entries = try file.readDictionary() else {
           throw SettingsError(.fileNotReadable, path: file.url.path, reason: "No such file")
         }
         return entries
@@ -72,8 +69,6 @@ enum ImportCommand: Command {
           reason: "The root is \(OldStylePlist.typeName(root, article: true)), not a dictionary")
       }
       return entries
-    } catch {
-      throw Failure(error)
     }
   }
 

@@ -23,6 +23,11 @@ final class ValueCell: @unchecked Sendable {
 }
 
 /// A backend that stores its values in ``ValueCell``s and lets settings read them directly.
+///
+/// Each backend implements the cell accessors itself, with its own lock, though they read alike:
+/// shared as a protocol extension over a lock requirement, they cost a generic call and a
+/// witness lookup per read through `any CellBackend`, which took a setting read from 44 ns to
+/// 77 ns in the benchmark.
 @usableFromInline
 protocol CellBackend: SettingsBackend {
   /// The cell holding `key`'s value, created empty if the key has none yet.

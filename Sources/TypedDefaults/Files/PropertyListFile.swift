@@ -110,10 +110,14 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     return elements
   }
 
-  /// The root dictionary of contents read from this file.
+  /// The root dictionary of contents read from this file, for a caller that needs the format
+  /// too (``read()``) and would otherwise read the file twice.
   ///
+  /// - Parameter contents: What ``read()`` returned.
+  /// - Returns: The root dictionary.
   /// - Throws: ``SettingsError/Code/wrongRootType`` naming the file if the root isn't one.
-  func dictionary(in contents: Contents) throws(SettingsError) -> [String: PropertyListValue] {
+  public func dictionary(in contents: Contents) throws(SettingsError) -> [String: PropertyListValue]
+  {
     guard case .dictionary(let entries) = contents.root else {
       throw wrongRoot(contents.root, expected: "a dictionary")
     }

@@ -90,7 +90,7 @@ extension LayeredPlistStore {
         // Another process saved since this one last read the file: start from its contents.
         var onDisk: [String: PropertyListValue] = [:]
         do throws(SettingsError) {
-          onDisk = try Self.readPersistentDictionary(persistentFile)?.entries ?? [:]
+          onDisk = try Self.readPersistentDictionary(persistentFile).contents?.entries ?? [:]
           if let normalization = options.keyNormalization {
             onDisk = Dictionary(onDisk.map { (normalization.normalize($0), $1) }) { $1 }
           }
@@ -162,13 +162,17 @@ extension LayeredPlistStore {
     saveLock.lock()
     defer { saveLock.unlock() }
     let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
-    // The identity is taken before reading: if the file is replaced in between, the next reload
-    // reads it again rather than missing the change.
-    let identity = POSIX.identity(ofFileAt: target)
-    guard identity != state.withLock({ $0.diskIdentity }) else { return false }
+    guard POSIX.identity(ofFileAt: target) != state.withLock({ $0.diskIdentity }) else {
+      return false
+    }
     var contents: [String: PropertyListValue]
+    // The identity taken before the read that succeeded: if the file is replaced after it, the
+    // next reload reads it again rather than missing the change.
+    let identity: FileIdentity?
     do {
-      contents = try Self.readPersistentDictionary(persistentFile)?.entries ?? [:]
+      let read = try Self.readPersistentDictionary(persistentFile)
+      contents = read.contents?.entries ?? [:]
+      identity = read.identity
     } catch  where error.code == .corruptFile || error.code == .wrongRootType {
       guard options.movesCorruptFileAside else { throw error }
       let setAside = Result { () throws(SettingsError) in
@@ -202,41 +206,15 @@ extension LayeredPlistStore {
     var setAside: Result<URL, SettingsError>?
   }
 
-  /// Reads `data.plist`, which other programs may be rewriting in place: a file is judged
-  /// corrupt only if it stays unreadable and unchanged (same inode, size and modification time)
-  /// over three more reads 50 ms apart. (A program that truncates and rewrites the file leaves
-  /// it briefly empty or half-written.) A file that is still changing and unreadable after a
-  /// second is not judged at all: that is ``SettingsError/Code/fileNotReadable``, which no
-  /// caller moves aside.
+  /// Reads `data.plist`, waiting out another program rewriting it in place (see
+  /// ``CorruptFiles/readDictionary(_:retryInterval:)``).
   static func readPersistentDictionary(
     _ file: PropertyListFile
   ) throws(SettingsError) -> (
-    entries: [String: PropertyListValue], format: PropertyListFile.Format
-  )? {
-    let path = AtomicFile.resolvedTarget(of: file.url).path
-    var previous: FileIdentity?
-    var stableFailures = 0
-    var attempts = 0
-    while true {
-      let identity = POSIX.identity(ofFileAt: path)
-      do {
-        return try readDictionary(file)
-      } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-        attempts += 1
-        // Unchanged while it was read, and since the last failed read: not being written.
-        let unchanged = identity == POSIX.identity(ofFileAt: path)
-        stableFailures = unchanged && attempts > 1 && identity == previous ? stableFailures + 1 : 0
-        previous = unchanged ? identity : nil
-        if stableFailures >= 3 { throw error }
-        if attempts >= 20 {
-          throw SettingsError(
-            .fileNotReadable, path: file.url.path,
-            reason: "It kept changing and could not be read whole for a second (another program "
-              + "is rewriting it in place); it was left as it is")
-        }
-        Thread.sleep(forTimeInterval: 0.05)
-      }
-    }
+    contents: (entries: [String: PropertyListValue], format: PropertyListFile.Format)?,
+    identity: FileIdentity?
+  ) {
+    try CorruptFiles.readDictionary(file, retryInterval: 0.05)
   }
 
   /// Reads a file that must hold a dictionary.

@@ -141,13 +141,15 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     self.options = options
     self.name = "LayeredPlistStore(\(persistentFile.path))"
 
-    let identity = POSIX.identity(ofFileAt: AtomicFile.resolvedTarget(of: persistentFile).path)
+    var identity: FileIdentity?
     var loaded: Set<Layer> = []
     var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
     var savedFormat = PropertyListFile.Format.xml
     var recovered: SettingsError?
     do {
-      if let contents = try Self.readPersistentDictionary(self.persistentFile) {
+      let read = try Self.readPersistentDictionary(self.persistentFile)
+      identity = read.identity
+      if let contents = read.contents {
         layers[Layer.persistent.rawValue] = contents.entries
         savedFormat = contents.format == .binary ? .binary : .xml
         loaded.insert(.persistent)

@@ -136,8 +136,8 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     /// it, and reports it.
     ///
     /// CoreFoundation rewrites suite files in place, so another process may be halfway through
-    /// writing one: a file is judged corrupt only if it stays unreadable, with the same bytes,
-    /// over three more reads 100 ms apart (CoreFoundation itself retries three times).
+    /// writing one: a file is judged corrupt only if it stays unreadable and unchanged over three
+    /// more reads 100 ms apart (CoreFoundation itself retries three times).
     private static func setAsideCorruptFile(of suiteName: String) {
       let file = PropertyListFile(url: fileURL(ofDomain: suiteName))
       guard let problem = persistentReadProblem(file) else { return }
@@ -154,26 +154,17 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     }
 
     /// The error a file keeps giving, unchanged, over three more reads 100 ms apart; `nil` if it
-    /// reads, is missing, or keeps changing (another process is writing it).
+    /// reads, is missing, keeps changing (another process is writing it), or can't be read for
+    /// another reason (left to Foundation).
     private static func persistentReadProblem(_ file: PropertyListFile) -> SettingsError? {
-      var previous = try? Data(contentsOf: file.url)
-      var stableFailures = 0
-      for _ in 0..<20 {
-        do {
-          _ = try file.readDictionary()
-          return nil
-        } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-          stableFailures += 1
-          if stableFailures > 3 { return error }
-          Thread.sleep(forTimeInterval: 0.1)
-          let current = try? Data(contentsOf: file.url)
-          if current != previous { stableFailures = 0 }
-          previous = current
-        } catch {
-          return nil  // unreadable for another reason (permissions): leave it to Foundation
-        }
+      do {
+        _ = try CorruptFiles.readDictionary(file, retryInterval: 0.1)
+        return nil
+      } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+        return error
+      } catch {
+        return nil
       }
-      return nil
     }
   #endif
 
