@@ -44,11 +44,7 @@ struct Figures {
     let iterations = effort.iterations / 10
     let (ours, raw) = compare(
       repeats: effort.repeats, iterations: iterations,
-      ours: { iterations in
-        var sum = 0
-        for _ in 0..<iterations { sum &+= settings.count }
-        consume(sum)
-      },
+      ours: { readCount(settings, $0) },
       baseline: { iterations in
         var sum = 0
         for _ in 0..<iterations { sum &+= defaults.object(forKey: "count") as? Int ?? 0 }
@@ -123,14 +119,17 @@ struct Figures {
         for _ in 0..<iterations { sum &+= settings.profile.age }
         consume(sum)
       },
-      baseline: { iterations in
-        var sum = 0
-        for _ in 0..<iterations { sum &+= settings.count }
-        consume(sum)
-      })
+      baseline: { readCount(settings, $0) })
     return Figure(
       name: "Codable struct setting, repeated read (baseline: @Setting Int read)", ours: ours,
       baseline: raw, target: 2.0, unit: "ns")
+  }
+
+  /// Reads `settings.count` `iterations` times.
+  private func readCount(_ settings: BenchSettings, _ iterations: Int) {
+    var sum = 0
+    for _ in 0..<iterations { sum &+= settings.count }
+    consume(sum)
   }
 
   /// Times reading `settings.count` against reading `"count"` from a locked dictionary.
@@ -140,11 +139,7 @@ struct Figures {
   ) -> (ours: Double, baseline: Double) {
     compare(
       repeats: effort.repeats, iterations: effort.iterations,
-      ours: { iterations in
-        var sum = 0
-        for _ in 0..<iterations { sum &+= settings.count }
-        consume(sum)
-      },
+      ours: { readCount(settings, $0) },
       baseline: { iterations in
         var sum = 0
         for _ in 0..<iterations { sum &+= baseline.withLock { $0["count"] ?? 0 } }
