@@ -174,52 +174,36 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ///   value that is not a property-list type or more values than can be read.
   public static func decode(_ data: Data, path: String = "<data>") throws(SettingsError) -> Contents
   {
-    let limit = FoundationBridge.maximumValueCount
-    if let count = BinaryPropertyListScan.expandedValueCount(of: data, limit: limit), count > limit
-    {
-      throw SettingsError(
-        .corruptFile,
-        path: path,
-        reason: "It expands to more than \(limit) values: objects referred to many times over"
-      )
-    }
-    var nativeFormat = PropertyListSerialization.PropertyListFormat.xml
-    let object: Any
-    do {
-      object = try PropertyListSerialization.propertyList(
-        from: data,
-        options: [],
-        format: &nativeFormat
-      )
-    } catch {
-      let reason: String
-      if data.isEmpty {
-        reason = "The file is empty"
-      } else if data.starts(with: Data("bplist".utf8)) {
-        // CoreFoundation falls back to its text parser when the binary one fails, and reports
-        // the text parser's error ("Unexpected character b at line 1"), which misleads.
-        reason = "The binary property list is truncated or corrupt"
-      } else {
-        reason = Self.describe(error)
-      }
-      throw SettingsError(.corruptFile, path: path, reason: reason)
-    }
-    if nativeFormat != .binary, data.starts(with: Data("bplist".utf8)) {
-      // CoreFoundation reads a bare binary header (`bplist00`) as an old-style string.
-      throw SettingsError(
-        .corruptFile, path: path, reason: "The binary property list is truncated or corrupt")
-    }
-    do {
-      let root = try FoundationBridge.value(from: object)
-      let format: Format =
-        switch nativeFormat {
-        case .binary: .binary
-        case .openStep: .openStep
-        default: .xml
-        }
-      return Contents(root: root, format: format)
-    } catch {
-      throw SettingsError(.corruptFile, path: path, reason: error.reason)
+    let contents = try decode(data, path: path, salvagingEntries: false)
+    return Contents(root: contents.root, format: contents.format)
+  }
+
+  /// Decodes property-list bytes, routing each format to its reader: binary and XML to the
+  /// library's own strict readers, OpenStep text to Foundation.
+  ///
+  /// - Parameters:
+  ///   - data: The bytes.
+  ///   - path: What to call the bytes in errors.
+  ///   - salvagingEntries: Leave out an entry of a root dictionary whose value can't be read,
+  ///     reporting it in `unreadableEntries`, rather than refuse the whole file.
+  /// - Throws: ``SettingsError/Code/corruptFile`` naming where and why.
+  static func decode(
+    _ data: Data, path: String, salvagingEntries: Bool
+  ) throws(SettingsError) -> (
+    root: PropertyListValue, format: Format, unreadableEntries: [SettingsError]
+  ) {
+    switch Format.detect(data) {
+    case .binary:
+      let result = try BinaryPropertyListReader.read(
+        data, path: path, salvagingEntries: salvagingEntries)
+      return (result.root, .binary, result.unreadableEntries)
+    case .xml:
+      let result = try XMLPropertyListReader.read(
+        data, path: path, salvagingEntries: salvagingEntries)
+      return (result.root, .xml, result.unreadableEntries)
+    case .openStep:
+      let result = try FoundationPropertyListReader.read(data, path: path)
+      return (result.root, result.format, [])
     }
   }
 

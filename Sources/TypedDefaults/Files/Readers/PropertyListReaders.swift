@@ -1,0 +1,78 @@
+import Foundation
+
+/// What the library's own property-list readers share: their limits and their result.
+///
+/// The binary (``BinaryPropertyListReader``) and XML (``XMLPropertyListReader``) readers decode
+/// bytes straight into ``PropertyListValue``; only OpenStep text goes through Foundation
+/// (``FoundationPropertyListReader``). Every failure is a ``SettingsError`` with code
+/// ``SettingsError/Code/corruptFile`` naming the path and where in the file (a line for XML, a
+/// byte offset for binary) the reader found what it did not expect.
+enum PropertyListReaders {
+  /// The deepest nesting of arrays and dictionaries a reader accepts (the root is depth 0).
+  static let maximumDepth = FoundationBridge.maximumDepth
+  /// The most values (scalars and containers, counting every use of a shared binary object) one
+  /// file may expand to.
+  static let maximumValueCount = FoundationBridge.maximumValueCount
+
+  /// A decoded property list.
+  struct Result: Sendable {
+    /// The root value.
+    var root: PropertyListValue
+    /// With salvaging on, the entries of a root dictionary that were left out because their
+    /// values could not be read: one ``SettingsError/Code/corruptFile`` error each, with its
+    /// ``SettingsError/key`` set to the entry's key. Always empty with salvaging off.
+    var unreadableEntries: [SettingsError] = []
+  }
+}
+
+extension PropertyListFile.Format {
+  /// The format bytes are in, from their first characters: `bplist` is binary; an XML
+  /// declaration, a comment, a DOCTYPE or a `<plist` element (after an optional byte-order mark
+  /// and white space, in UTF-8, UTF-16 or UTF-32) is XML; anything else is left to the OpenStep
+  /// reader, which also reads OpenStep's `<hex data>`.
+  static func detect(_ data: Data) -> PropertyListFile.Format {
+    if data.starts(with: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74]) { return .binary }  // "bplist"
+    let bytes = [UInt8](data.prefix(64))
+    // The code unit width and byte order, from a byte-order mark or the zero bytes around '<'.
+    var start = 0
+    var width = 1
+    var bigEndian = true
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+      start = 3
+    } else if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+      (start, width, bigEndian) = (4, 4, true)
+    } else if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+      (start, width, bigEndian) = (4, 4, false)
+    } else if bytes.starts(with: [0xFE, 0xFF]) {
+      (start, width, bigEndian) = (2, 2, true)
+    } else if bytes.starts(with: [0xFF, 0xFE]) {
+      (start, width, bigEndian) = (2, 2, false)
+    } else if bytes.starts(with: [0x00, 0x00, 0x00, 0x3C]) {
+      (width, bigEndian) = (4, true)
+    } else if bytes.starts(with: [0x3C, 0x00, 0x00, 0x00]) {
+      (width, bigEndian) = (4, false)
+    } else if bytes.starts(with: [0x00, 0x3C]) {
+      (width, bigEndian) = (2, true)
+    } else if bytes.starts(with: [0x3C, 0x00]) {
+      (width, bigEndian) = (2, false)
+    }
+    // The first characters after the mark, as ASCII (non-ASCII ends the look).
+    var text: [UInt8] = []
+    var index = start
+    while index + width <= bytes.count, text.count < 6 {
+      let unit = bytes[index..<index + width]
+      let value = bigEndian ? unit.last! : unit.first!
+      let others = bigEndian ? unit.dropLast() : unit.dropFirst()
+      guard others.allSatisfy({ $0 == 0 }), value < 0x80 else { break }
+      index += width
+      if text.isEmpty, [0x20, 0x09, 0x0A, 0x0D].contains(value) { continue }
+      text.append(value)
+    }
+    if text.starts(with: Array("<?".utf8)) || text.starts(with: Array("<!".utf8))
+      || text.starts(with: Array("<plist".utf8))
+    {
+      return .xml
+    }
+    return .openStep
+  }
+}
