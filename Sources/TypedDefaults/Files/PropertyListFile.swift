@@ -130,7 +130,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
       reason: "The root is \(Self.article(root.kind)), not \(expected)")
   }
 
-  private func readData() throws(SettingsError) -> Data? {
+  /// The file's bytes, or `nil` if there is no file; refuses what ``read()`` refuses before
+  /// looking at the contents.
+  func readData() throws(SettingsError) -> Data? {
     switch POSIX.kind(ofFileAt: url.path) {
     case .missing:
       return nil  // also a symbolic link to nothing
