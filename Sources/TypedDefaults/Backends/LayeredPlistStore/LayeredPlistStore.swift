@@ -432,7 +432,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   }
 
   /// Checks a value can be stored in a layer and returns it as it will be stored (XML rules for a
-  /// persistent layer saved as XML).
+  /// persistent layer saved as XML; no non-finite date in one saved as binary, which the binary
+  /// reader refuses).
   func storable(
     _ value: PropertyListValue?,
     forKey key: String,
@@ -442,6 +443,12 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     try WriteValidation.check(value, key: key)
     if layer == .persistent, persistentFormat == .xml {
       return try XMLPropertyListRules.normalized(value, key: key)
+    }
+    if layer == .persistent, persistentFormat == .binary,
+      let seconds = PropertyListFile.nonFiniteDate(in: value)
+    {
+      throw SettingsError(
+        .valueNotRepresentable, key: key, reason: PropertyListFile.binaryDateProblem(seconds))
     }
     return value
   }
