@@ -92,12 +92,12 @@ struct BinaryPropertyListTrailer {
     if referenceSize < 8, UInt64(1) << (8 * referenceSize) <= count {
       throw Failure(
         at: trailer + 7,
-        "object references of \(referenceSize) bytes can't address \(count) objects")
+        "\(referenceSize)-byte object references can't address \(count) objects")
     }
     if offsetSize < 8, UInt64(1) << (8 * offsetSize) <= start {
       throw Failure(
         at: trailer + 6,
-        "offsets of \(offsetSize) bytes can't address the offset table at byte \(start)")
+        "\(offsetSize)-byte offsets can't address the offset table at byte \(start)")
     }
     // Every object starts after the header and before the offset table.
     for object in 0..<objectCount {
