@@ -117,6 +117,10 @@ enum BinaryPropertyListReader {
     static let maximumDepth = PropertyListReaders.maximumDepth
     static let maximumCount = PropertyListReaders.maximumValueCount
 
+    /// Checks the file's layout (``BinaryPropertyListTrailer``) and prepares one state per object.
+    ///
+    /// - Parameter bytes: The whole file, alive for as long as the decoder.
+    /// - Throws: ``Failure`` for a bad header, trailer or offset table.
     init(bytes: UnsafeRawBufferPointer) throws(Failure) {
       self.bytes = bytes
       layout = try BinaryPropertyListTrailer(bytes: bytes)
@@ -129,6 +133,9 @@ enum BinaryPropertyListReader {
 
     /// Decodes the root object; with `salvaging`, a root dictionary's unreadable entries are
     /// left out and recorded in ``unreadable``.
+    ///
+    /// - Parameter salvaging: Whether to leave out a root dictionary's unreadable entries.
+    /// - Throws: ``Failure`` for the root object, a key, or (without salvaging) any value.
     mutating func decodeRoot(salvaging: Bool) throws(Failure) -> Decoded {
       let top = layout.topObject
       let position = layout.trailerStart + 16
@@ -197,6 +204,7 @@ enum BinaryPropertyListReader {
       return decoded
     }
 
+    /// The failure of a container at `offset` nested deeper than the limit.
     func nestingFailure(at offset: Int) -> Failure {
       Failure(
         at: offset, "the values nest deeper than \(Self.maximumDepth) levels", isNesting: true)
@@ -215,6 +223,9 @@ enum BinaryPropertyListReader {
     }
 
     /// An array: its count, then one reference per element.
+    ///
+    /// - Throws: ``Failure`` for its count, a reference or an element, or more values than the
+    ///   limit.
     mutating func array(_ index: Int, at offset: Int, depth: Int) throws(Failure) -> Object {
       let (count, start) = try length(at: offset, unitSize: layout.referenceSize, of: "an array")
       var elements: [PropertyListValue] = []
@@ -234,7 +245,12 @@ enum BinaryPropertyListReader {
       return Object(value: .array(elements), count: total, height: height + 1)
     }
 
-    /// A dictionary: its count, the key references, then the value references.
+    /// A dictionary: its count, the key references, then the value references. With
+    /// `salvaging`, an entry whose value can't be read is left out and recorded in
+    /// ``unreadable``; a bad key still fails.
+    ///
+    /// - Throws: ``Failure`` for its count, a key, a value (without salvaging), or more values
+    ///   than the limit.
     mutating func dictionary(
       _ index: Int, at offset: Int, depth: Int, salvaging: Bool
     ) throws(Failure) -> Object {
@@ -285,6 +301,8 @@ enum BinaryPropertyListReader {
       "It expands to more than \(maximumCount) values: objects referred to many times over")
 
     /// The dictionary key the reference at `position` refers to: a string object.
+    ///
+    /// - Throws: ``Failure`` for a bad reference, a key that is not a string or a bad string.
     mutating func key(at position: Int) throws(Failure) -> String {
       let index = try reference(at: position)
       let offset = layout.offset(of: index, in: bytes)
@@ -302,6 +320,9 @@ enum BinaryPropertyListReader {
     // MARK: Scalars
 
     /// A scalar object (anything but an array or a dictionary) starting with `marker`.
+    ///
+    /// - Throws: ``Failure`` for a marker no property list holds, or contents that are too
+    ///   short or out of range.
     func scalar(_ marker: UInt8, at offset: Int) throws(Failure) -> PropertyListValue {
       switch marker >> 4 {
       case 0x0:
@@ -522,6 +543,7 @@ enum BinaryPropertyListReader {
 
     // MARK: Describing markers
 
+    /// The failure of a marker no binary property list uses.
     func unknown(_ marker: UInt8, at offset: Int) -> Failure {
       Failure(at: offset, "an unknown object marker \(Self.hex(marker))")
     }
