@@ -44,6 +44,10 @@ extension LayeredPlistStore {
   ) throws(SettingsError) -> PropertyListValue {
     try WriteValidation.check(value, key: key)
     if format == .xml { return try XMLPropertyListRules.normalized(value, key: key) }
+    if let seconds = PropertyListFile.nonFiniteDate(in: value) {
+      throw SettingsError(
+        .valueNotRepresentable, key: key, reason: PropertyListFile.binaryDateProblem(seconds))
+    }
     return value
   }
 

@@ -408,7 +408,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   }
 
   /// Checks a value can be stored in a layer and returns it as it will be stored (XML rules for a
-  /// persistent layer saved as XML).
+  /// persistent layer saved as XML; no non-finite date in one saved as binary, which the binary
+  /// reader refuses).
   func storable(
     _ value: PropertyListValue?,
     forKey key: String,
