@@ -446,8 +446,16 @@ extension XMLPropertyListReader {
       }
       guard let kind, kind != .key, kind != .plist else {
         let what = kind == nil ? "an element no property list has" : "a misplaced one"
-        throw scanner.valueFailure(
-          "expected a value but found \(scanner.found(at: tag.start)), \(what)", at: tag.start, unclosed: unclosed)
+        var failure = scanner.valueFailure(
+          "expected a value but found \(scanner.found(at: tag.start)), \(what)", at: tag.start,
+          unclosed: unclosed)
+        if kind == .key, frames.count == 1 {
+          // Two keys in a row in the root dictionary: salvaging leaves out the first and reads
+          // the second as the next entry's key.
+          failure.resume = tag.start
+          failure.unclosed = []
+        }
+        throw failure
       }
       try count(at: tag.start)
       switch kind {
