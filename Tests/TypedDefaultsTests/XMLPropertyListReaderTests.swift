@@ -157,6 +157,16 @@ import Testing
     #expect(try valueIn("<date>2000-12-31T23:59:58.966Z</date>") == date(Double("-1.034")!))
     #expect(try valueIn("<date>2001-01-01T00:00:00.000Z</date>") == date(0))
     #expect(try valueIn("<date> 2001-01-01T00:00:00Z </date>") == date(0))
+    // Years outside 0001–9999, as Foundation writes them (astronomical years, 0000 is 1 BC).
+    #expect(try valueIn("<date>33689-09-27T01:46:40Z</date>") == date(1e12))
+    #expect(try valueIn("<date>-29688-04-06T22:13:20Z</date>") == date(-1e12))
+    #expect(try valueIn("<date>0000-01-01T00:00:00Z</date>") == date(-63_145_526_400))
+    for seconds in [-1e12, -63_145_526_400, -5e10, -1, 0, 1e9, 1e12] {
+      let data = try PropertyListSerialization.data(
+        fromPropertyList: ["d": Date(timeIntervalSinceReferenceDate: seconds)], format: .xml,
+        options: 0)
+      #expect(try read(data).root == ["d": date(seconds)], "\(seconds)")
+    }
 
     for bad in [
       "2024-01-32T20:43:14Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
@@ -164,7 +174,8 @@ import Testing
       "2024-01-00T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
       "2024-01-01T00:00:60Z", "2024-01-01Z", "2024-01-01T00:00Z", "2024-01-01T00:00:00",
       "2024-01-01T00:00:00.Z", "2024-01-01 00:00:00Z", "24-01-01T00:00:00Z", "",
-      "2024-01-01T00:00:00+01:00", "2024-01-01T00:00:00.5xZ",
+      "2024-01-01T00:00:00+01:00", "2024-01-01T00:00:00.5xZ", "123456789012-01-01T00:00:00Z",
+      "-024-01-01T00:00:00Z", "+2024-01-01T00:00:00Z",
     ] {
       let error = failure(String(data: plist("<date>\(bad)</date>"), encoding: .utf8)!)
       #expect(error?.reason.contains("expected a date") == true, "\(bad): \(error?.reason ?? "")")

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The text of an XML property-list `<date>`: `YYYY-MM-DDTHH:MM:SSZ`, in UTC, with an optional
-/// fraction of a second (`2014-02-23T09:21:06.034Z`, as JavaScript plist writers produce).
+/// fraction of a second (`2014-02-23T09:21:06.034Z`, as JavaScript plist writers produce). Years
+/// may have more than four digits and a minus sign (astronomical numbering, `0000` is 1 BC), as
+/// CoreFoundation writes dates outside 0001–9999.
 ///
 /// Only real calendar dates are accepted (month 1–12, a day that exists in that month of that
 /// year of the proleptic Gregorian calendar, hour 0–23, minute and second 0–59); CoreFoundation
@@ -21,8 +23,13 @@ enum PropertyListDate {
   /// - Returns: The date, or `nil` if the text is not a date in the format above or names a
   ///   day, hour, minute or second that doesn't exist.
   static func parse(_ text: UnsafeRawBufferPointer) -> Date? {
-    // YYYY-MM-DDTHH:MM:SS then (.d+)? then Z
-    guard text.count >= 20 else { return nil }
+    // [-]YYYY-MM-DDTHH:MM:SS then (.d+)? then Z. CoreFoundation writes years past 9999 with
+    // more digits and years before 1 as astronomical years with a sign (0000 is 1 BC).
+    var yearEnd = text.first == 0x2D ? 1 : 0
+    while yearEnd < text.count, text[yearEnd] >= 0x30, text[yearEnd] <= 0x39 { yearEnd += 1 }
+    let yearDigits = yearEnd - (text.first == 0x2D ? 1 : 0)
+    // At most 11 digits, so the seconds can't overflow.
+    guard yearDigits >= 4, yearDigits <= 11, text.count >= yearEnd + 16 else { return nil }
     func digits(_ start: Int, _ length: Int) -> Int64? {
       var value: Int64 = 0
       for index in start..<start + length {
@@ -32,16 +39,19 @@ enum PropertyListDate {
       }
       return value
     }
-    func byte(_ index: Int, is character: Unicode.Scalar) -> Bool {
-      text[index] == UInt8(ascii: character)
+    func byte(_ offset: Int, is character: Unicode.Scalar) -> Bool {
+      text[yearEnd + offset] == UInt8(ascii: character)
     }
-    guard let year = digits(0, 4), byte(4, is: "-"), let month = digits(5, 2), byte(7, is: "-"),
-      let day = digits(8, 2), byte(10, is: "T"), let hour = digits(11, 2), byte(13, is: ":"),
-      let minute = digits(14, 2), byte(16, is: ":"), let second = digits(17, 2),
+    let base = yearEnd
+    guard let magnitude = digits(yearEnd - yearDigits, yearDigits), byte(0, is: "-"),
+      let month = digits(base + 1, 2), byte(3, is: "-"), let day = digits(base + 4, 2),
+      byte(6, is: "T"), let hour = digits(base + 7, 2), byte(9, is: ":"),
+      let minute = digits(base + 10, 2), byte(12, is: ":"), let second = digits(base + 13, 2),
       text[text.count - 1] == UInt8(ascii: "Z")
     else { return nil }
+    let year = text.first == 0x2D ? -magnitude : magnitude
     // The fraction, between the seconds and the Z.
-    var fraction: UnsafeRawBufferPointer.SubSequence = text[19..<text.count - 1]
+    var fraction: UnsafeRawBufferPointer.SubSequence = text[(base + 15)..<(text.count - 1)]
     if !fraction.isEmpty {
       guard fraction.first == UInt8(ascii: "."), fraction.count >= 2 else { return nil }
       fraction = fraction.dropFirst()
