@@ -21,7 +21,9 @@ import Testing
       """.utf8)
   }
 
-  private func read(_ data: Data, salvaging: Bool = false) throws(SettingsError)
+  private func read(
+    _ data: Data, salvaging: Bool = false
+  ) throws(SettingsError)
     -> PropertyListReaders.Result
   {
     try XMLPropertyListReader.read(data, path: "test.plist", salvagingEntries: salvaging)
@@ -36,13 +38,17 @@ import Testing
   }
 
   /// The error reading `text` fails with.
-  private func failure(_ text: String, sourceLocation: SourceLocation = #_sourceLocation)
+  private func failure(
+    _ text: String, sourceLocation: SourceLocation = #_sourceLocation
+  )
     -> SettingsError?
   {
     failure(Data(text.utf8), sourceLocation: sourceLocation)
   }
 
-  private func failure(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation)
+  private func failure(
+    _ data: Data, sourceLocation: SourceLocation = #_sourceLocation
+  )
     -> SettingsError?
   {
     do {
@@ -52,7 +58,8 @@ import Testing
     } catch {
       #expect(error.code == .corruptFile, sourceLocation: sourceLocation)
       #expect(error.path == "test.plist", sourceLocation: sourceLocation)
-      #expect(error.reason.first?.isUppercase == true, "\(error.reason)", sourceLocation: sourceLocation)
+      #expect(
+        error.reason.first?.isUppercase == true, "\(error.reason)", sourceLocation: sourceLocation)
       #expect(!error.reason.hasSuffix("."), sourceLocation: sourceLocation)
       return error
     }
@@ -110,7 +117,9 @@ import Testing
       "--1", "+", "1 2", "0x10000000000000000", "１",
     ] {
       let error = failure(String(data: plist("<integer>\(bad)</integer>"), encoding: .utf8)!)
-      #expect(error?.reason.hasPrefix("Line 4: expected an integer") == true, "\(bad): \(error?.reason ?? "")")
+      #expect(
+        error?.reason.hasPrefix("Line 4: expected an integer") == true,
+        "\(bad): \(error?.reason ?? "")")
     }
   }
 
@@ -224,8 +233,12 @@ import Testing
       _ = failure(text)
     }
     // Well-formed attributes are ignored; '>' is allowed in a value.
-    #expect(try value("<plist version=\"1.0\" x='a>b' y=\"&amp;\"><string>x</string></plist>") == "x")
-    #expect(try value("<plist><dict><key Q=\">\">test</key><string>v</string></dict></plist>") == ["test": "v"])
+    #expect(
+      try value("<plist version=\"1.0\" x='a>b' y=\"&amp;\"><string>x</string></plist>") == "x")
+    #expect(
+      try value("<plist><dict><key Q=\">\">test</key><string>v</string></dict></plist>") == [
+        "test": "v"
+      ])
   }
 
   @Test func aCommentInsideAKeyIsRemoved() throws {
@@ -270,14 +283,19 @@ import Testing
   @Test func malformedXMLIsRefused() throws {
     let cases: [(String, String)] = [
       ("<plist><string>a</dict></plist>", "Line 1: expected '</string>' but found '</dict>'"),
-      ("<plist><string>a &bogus; b</string></plist>", "Line 1: the entity '&bogus;' is not defined"),
+      (
+        "<plist><string>a &bogus; b</string></plist>", "Line 1: the entity '&bogus;' is not defined"
+      ),
       ("<plist><string>a & b</string></plist>", "Line 1: '&' that does not start a reference"),
       ("<plist><string>&#xD800;</string></plist>", "Line 1: the string holds the reference"),
       ("<plist><string>&#;</string></plist>", "Line 1: expected a character reference"),
       ("<plist><string>a]]>b</string></plist>", "Line 1: ']]>' in text"),
       ("<plist><!-- a -- b --><string/></plist>", "Line 1: '--' inside a comment"),
       ("<plist><!-- a ---><string/></plist>", "Line 1: '--' inside a comment"),
-      ("<plist>\n<string>a</string>\n<string>b</string></plist>", "Line 3: expected '</plist>' but found '<string>'"),
+      (
+        "<plist>\n<string>a</string>\n<string>b</string></plist>",
+        "Line 3: expected '</plist>' but found '<string>'"
+      ),
       ("<plist>text<string/></plist>", "Line 1: expected a value but found text 'text'"),
       ("<plist><string/></plist>trailing", "Line 1: expected nothing more after the root element"),
       ("<plist><string/></plist><plist/>", "Line 1: expected nothing more after the root element"),
@@ -288,24 +306,42 @@ import Testing
       ("<plist><plist><true/></plist></plist>", "Line 1: expected a value but found '<plist>'"),
       ("<plist><dict><string>a</string></dict></plist>", "Line 1: expected '<key>' or '</dict>'"),
       ("<plist><dict><key>a</key></dict></plist>", "Line 1: expected a value for the key 'a'"),
-      ("<plist><dict><key>a</key><key>b</key></dict></plist>", "Line 1: expected a value but found '<key>'"),
+      (
+        "<plist><dict><key>a</key><key>b</key></dict></plist>",
+        "Line 1: expected a value but found '<key>'"
+      ),
       ("<plist><true>x</true></plist>", "Line 1: expected '</true>'"),
       ("<plist><string>a<b/></string></plist>", "Line 1: expected '</string>' but found '<b/>'"),
       ("<plist><string>a<!x></string></plist>", "Line 1: expected text, a comment"),
       ("\n<?xml version=\"1.0\"?><plist><true/></plist>", "Line 2: an XML declaration"),
       ("<?xml version=\"2.0\"?><plist><true/></plist>", "Line 1: expected the XML version"),
       ("<?xml encoding=\"UTF-8\"?><plist><true/></plist>", "Line 1: expected 'version'"),
-      ("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><true/></plist>", "Line 1: the encoding 'ISO-8859-1' is not supported"),
-      ("<?xml version=\"1.0\" encoding=\"UTF-16\"?><plist><true/></plist>", "Line 1: the XML declaration says the encoding is 'UTF-16'"),
+      (
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><true/></plist>",
+        "Line 1: the encoding 'ISO-8859-1' is not supported"
+      ),
+      (
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?><plist><true/></plist>",
+        "Line 1: the XML declaration says the encoding is 'UTF-16'"
+      ),
       ("<!DOCTYPE plist><!DOCTYPE plist><plist><true/></plist>", "Line 1: a second DOCTYPE"),
       ("<!DOCTYPE test \">\n<plist><true/></plist>", "Line 2: expected a closing"),
       ("<plist><true/></plist><!DOCTYPE plist>", "Line 1: expected nothing more"),
-      ("<plist><string>\u{1}</string></plist>", "Line 1: the string holds the control character U+0001"),
-      ("<plist><string>&#1;</string></plist>", "Line 1: the string holds the reference '&#1;' to U+0001"),
+      (
+        "<plist><string>\u{1}</string></plist>",
+        "Line 1: the string holds the control character U+0001"
+      ),
+      (
+        "<plist><string>&#1;</string></plist>",
+        "Line 1: the string holds the reference '&#1;' to U+0001"
+      ),
       ("<plist><string>\u{FFFF}</string></plist>", "Line 1: the string holds the character U+FFFF"),
       ("<plist><string>a</string\n x></plist>", "Line 1: expected '</string>'"),
       ("<plist><String>a</String></plist>", "Line 1: expected a value but found '<String>'"),
-      ("<plist><dict><key>\u{1}</key><true/></dict></plist>", "Line 1: the key holds the control character"),
+      (
+        "<plist><dict><key>\u{1}</key><true/></dict></plist>",
+        "Line 1: the key holds the control character"
+      ),
     ]
     for (text, prefix) in cases {
       let error = failure(text)
@@ -328,7 +364,8 @@ import Testing
       """
     #expect(try value(subset) == "ok")
     let referenced = subset.replacingOccurrences(of: "<string>ok", with: "<string>&name;")
-    #expect(failure(referenced)?.reason.hasPrefix("Line 10: the entity '&name;' is not defined") == true)
+    #expect(
+      failure(referenced)?.reason.hasPrefix("Line 10: the entity '&name;' is not defined") == true)
   }
 
   @Test func theBillionLaughsAreRefusedAtOnce() throws {
@@ -345,7 +382,8 @@ import Testing
   }
 
   @Test func lineEndsAreNormalisedToLineFeeds() throws {
-    let text = "<plist>\r\n<array>\r\n<string>a\r\nb\rc\n\r</string><string><![CDATA[x\r\ny]]></string><string>&#13;</string></array></plist>"
+    let text =
+      "<plist>\r\n<array>\r\n<string>a\r\nb\rc\n\r</string><string><![CDATA[x\r\ny]]></string><string>&#13;</string></array></plist>"
     #expect(try value(text) == ["a\nb\nc\n\n", "x\ny", "\r"])
     let error = failure("<plist>\r\n<array>\r\r<foo/></array></plist>")
     #expect(error?.reason.hasPrefix("Line 4: ") == true, "\(error?.reason ?? "")")
@@ -373,7 +411,8 @@ import Testing
       ("UTF-32", .utf32LittleEndian, [0xFF, 0xFE, 0, 0]),
     ]
     for (name, encoding, bom) in cases {
-      let data = encoded(sample.replacingOccurrences(of: "ENCODING", with: name), encoding, bom: bom)
+      let data = encoded(
+        sample.replacingOccurrences(of: "ENCODING", with: name), encoding, bom: bom)
       #expect(PropertyListFile.Format.detect(data) == .xml, "\(name)")
       #expect(try read(data).root == expected, "\(name) \(encoding)")
       #expect(try PropertyListFile.decode(data).root == expected, "\(name) \(encoding)")
@@ -382,11 +421,14 @@ import Testing
     let wrong = encoded(
       sample.replacingOccurrences(of: "ENCODING", with: "UTF-8"), .utf16LittleEndian,
       bom: [0xFF, 0xFE])
-    #expect(failure(wrong)?.reason.hasPrefix("Line 1: the XML declaration says the encoding is 'UTF-8'") == true)
+    #expect(
+      failure(wrong)?.reason.hasPrefix("Line 1: the XML declaration says the encoding is 'UTF-8'")
+        == true)
     // No mark.
     let unmarked = sample.replacingOccurrences(of: "ENCODING", with: "UTF-16").data(
       using: .utf16BigEndian)!
-    #expect(failure(unmarked)?.reason == "The file is UTF-16 without the byte-order mark XML requires")
+    #expect(
+      failure(unmarked)?.reason == "The file is UTF-16 without the byte-order mark XML requires")
     // An unpaired surrogate, a partial code unit.
     var lone = Data([0xFF, 0xFE]) + "<plist><string>".data(using: .utf16LittleEndian)!
     lone += Data([0x00, 0xD8, 0x41, 0x00]) + "</string></plist>".data(using: .utf16LittleEndian)!
@@ -399,7 +441,10 @@ import Testing
   @Test func utf8WithAByteOrderMarkAndInvalidUTF8() throws {
     let text = sample.replacingOccurrences(of: "ENCODING", with: "UTF-8")
     #expect(try read(Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8)).root == ["é😀": "naïve ✓ 𝄞"])
-    for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xC3], [0x80]] {
+    for bad: [UInt8] in [
+      [0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+      [0xC3], [0x80],
+    ] {
       let data = Data("<plist>\n<string>".utf8) + Data(bad) + Data("</string></plist>".utf8)
       #expect(failure(data)?.reason.hasPrefix("Line 2: invalid UTF-8") == true, "\(bad)")
     }

@@ -133,7 +133,8 @@ enum TextEncodings {
         let b1 = UInt32(bytes[index + 1])
         let b2 = UInt32(bytes[index + 2])
         let b3 = UInt32(bytes[index + 3])
-        let scalar = bigEndian ? b0 << 24 | b1 << 16 | b2 << 8 | b3 : b3 << 24 | b2 << 16 | b1 << 8 | b0
+        let scalar =
+          bigEndian ? b0 << 24 | b1 << 16 | b2 << 8 | b3 : b3 << 24 | b2 << 16 | b1 << 8 | b0
         index += 4
         guard scalar < 0x11_0000, !(scalar >= 0xD800 && scalar < 0xE000) else {
           let hex = String(scalar, radix: 16, uppercase: true)

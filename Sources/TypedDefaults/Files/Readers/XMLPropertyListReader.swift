@@ -89,7 +89,8 @@ enum XMLPropertyListReader {
       return .failure(
         SettingsError(
           .corruptFile, path: path,
-          reason: "Line \(line): invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at offset \(bad))"
+          reason:
+            "Line \(line): invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at offset \(bad))"
         ))
     }
     do throws(XMLFailure) {
@@ -137,7 +138,8 @@ extension XMLPropertyListReader {
 
     mutating func settingsError(_ failure: XMLFailure, key: String? = nil) -> SettingsError {
       let line = scanner.line(at: failure.position)
-      return SettingsError(.corruptFile, path: path, key: key, reason: "Line \(line): \(failure.reason)")
+      return SettingsError(
+        .corruptFile, path: path, key: key, reason: "Line \(line): \(failure.reason)")
     }
 
     func element(_ name: Range<Int>) -> Element? {
@@ -253,7 +255,8 @@ extension XMLPropertyListReader {
           throw scanner.expected("white space or '?>' in the XML declaration", at: nameStart)
         }
         while scanner.position < scanner.bytes.count,
-          scanner.bytes[scanner.position] | 0x20 >= 0x61, scanner.bytes[scanner.position] | 0x20 <= 0x7A
+          scanner.bytes[scanner.position] | 0x20 >= 0x61,
+          scanner.bytes[scanner.position] | 0x20 <= 0x7A
         {
           scanner.position += 1
         }
@@ -331,7 +334,9 @@ extension XMLPropertyListReader {
         }
         return
       }
-      let known = ["UTF-8", "UTF8", "UTF-16", "UTF-16LE", "UTF-16BE", "UTF-32", "UTF-32LE", "UTF-32BE"]
+      let known = [
+        "UTF-8", "UTF8", "UTF-16", "UTF-16LE", "UTF-16BE", "UTF-32", "UTF-32LE", "UTF-32BE",
+      ]
       if known.contains(upper) {
         let what: String
         if case .utf8(let mark) = encoding {
@@ -439,7 +444,8 @@ extension XMLPropertyListReader {
       if let top = frames.indices.last, frames[top].isDictionary, frames[top].key == nil {
         guard kind == .key else {
           throw scanner.valueFailure(
-            "expected '<key>' or '</dict>' but found \(scanner.found(at: tag.start))", at: tag.start, unclosed: unclosed)
+            "expected '<key>' or '</dict>' but found \(scanner.found(at: tag.start))",
+            at: tag.start, unclosed: unclosed)
         }
         frames[top].key = try text(of: tag, isKey: true)
         return nil
@@ -474,7 +480,9 @@ extension XMLPropertyListReader {
       case .true, .false:
         if !tag.isEmpty {
           let (content, _) = try scanner.readText(collect: false, closing: tag.name)
-          if content.inScratch || !content.range.isEmpty || scanner.byte(at: scanner.position + 1) != 0x2F {
+          if content.inScratch || !content.range.isEmpty
+            || scanner.byte(at: scanner.position + 1) != 0x2F
+          {
             throw scanner.valueFailure(
               "expected '</\(scanner.string(tag.name))>' but found \(scanner.found(at: content.range.lowerBound))",
               at: content.range.lowerBound, unclosed: unclosed)

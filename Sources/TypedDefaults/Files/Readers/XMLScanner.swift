@@ -376,7 +376,8 @@ struct XMLScanner {
     }
     guard index < bytes.count else {
       throw XMLFailure(
-        reason: "expected a closing \(quote == 0x22 ? "'\"'" : "\"'\"") but found the end of the file",
+        reason:
+          "expected a closing \(quote == 0x22 ? "'\"'" : "\"'\"") but found the end of the file",
         position: index)
     }
     return index + 1
@@ -477,7 +478,8 @@ struct XMLScanner {
       }
       if duplicate {
         throw XMLFailure(
-          reason: "the attribute '\(string(attribute))' appears twice in the tag '<\(string(name))'",
+          reason:
+            "the attribute '\(string(attribute))' appears twice in the tag '<\(string(name))'",
           position: attributeStart)
       }
     }
@@ -555,7 +557,9 @@ struct XMLScanner {
           position = index
           if inScratch {
             if collect { scratch.append(contentsOf: bytes[start..<index]) }
-            return (Text(range: 0..<scratch.count, inScratch: true), next == 0x2F ? .endTag : .startTag)
+            return (
+              Text(range: 0..<scratch.count, inScratch: true), next == 0x2F ? .endTag : .startTag
+            )
           }
           return (Text(range: start..<index, inScratch: false), next == 0x2F ? .endTag : .startTag)
         }
