@@ -499,6 +499,56 @@ import Testing
     #expect(error?.reason == "Line 1: more than \(PropertyListReaders.maximumValueCount) values")
   }
 
+  /// CPython's deep-nesting test in XML (its fixture in the corpus is binary), in a dictionary
+  /// so that salvaging applies too.
+  @Test func aHundredThousandLevelsAreRefusedQuickly() throws {
+    let data = plist(
+      "<dict><key>deep</key>\(nestedArrays(100_000))<key>ok</key><true/></dict>")
+    let clock = ContinuousClock()
+    let start = clock.now
+    let error = failure(data)
+    #expect(error?.reason == "Line 4: nesting deeper than 512 levels")
+    let salvaged = try read(data, salvaging: true)
+    #expect(salvaged.root == ["ok": true])
+    #expect(salvaged.unreadableEntries.map(\.key) == ["deep"])
+    #expect(clock.now - start < .seconds(5))
+  }
+
+  // MARK: - Agreement with Foundation's writer
+
+  @Test func whatFoundationWritesReadsBackExactly() throws {
+    var root: [String: PropertyListValue] = [:]
+    for index in 0..<600 {
+      let key = "key \(index) <&> é"
+      switch index % 9 {
+      case 0: root[key] = .string("text <\(index)> & \"quoted\" 'single' ✓ 😀 ]]> \t\n")
+      case 1: root[key] = .integer(.init(Int64(index) * 1_000_003 - 300_000_000))
+      case 2: root[key] = .real(Double(index) * 0.1 - 17.3)
+      case 3: root[key] = .bool(index % 2 == 0)
+      case 4: root[key] = date(Double(index) * 86_399 - 20_000_000)
+      case 5:
+        root[key] = .data(Data((0..<(index % 50)).map { UInt8(truncatingIfNeeded: $0 * index) }))
+      case 6:
+        root[key] = [.integer(.init(UInt64.max)), .integer(.init(Int64.min)), .real(.infinity)]
+      case 7: root[key] = ["nested": ["deeper": [.string(""), .dictionary([:]), .array([])]]]
+      default: root[key] = .string(String(repeating: "long ", count: index))
+      }
+    }
+    let value = PropertyListValue.dictionary(root)
+    let data = try PropertyListSerialization.data(
+      fromPropertyList: FoundationBridge.object(from: value), format: .xml, options: 0)
+    #expect(try read(data).root == value)
+    let object = try PropertyListSerialization.propertyList(from: data, format: nil)
+    #expect(try FoundationBridge.value(from: object) == value)
+  }
+
+  @Test func aCarriageReturnIsWrittenAsAReferenceAndReadBack() throws {
+    let data = try PropertyListFile.encode(["a\rb": "c\r\nd\r"], format: .xml)
+    #expect(!data.contains(0x0D))
+    #expect(String(decoding: data, as: UTF8.self).contains("c&#13;\nd&#13;"))
+    #expect(try PropertyListFile.decode(data).root == ["a\rb": "c\r\nd\r"])
+  }
+
   // MARK: - Salvaging
 
   @Test func salvagingLeavesOutUnreadableEntriesNamingTheirLines() throws {

@@ -440,7 +440,8 @@ extension XMLPropertyListReader {
       _ tag: XMLScanner.StartTag, frames: inout [Frame]
     ) throws(XMLFailure) -> PropertyListValue? {
       let kind = element(tag.name)
-      let unclosed = tag.isEmpty ? [] : [tag.name]
+      // Built only for a failure: no allocation per element.
+      var unclosed: [Range<Int>] { tag.isEmpty ? [] : [tag.name] }
       if let top = frames.indices.last, frames[top].isDictionary, frames[top].key == nil {
         guard kind == .key else {
           throw scanner.valueFailure(
