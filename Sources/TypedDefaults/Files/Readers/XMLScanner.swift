@@ -138,7 +138,11 @@ struct XMLScanner {
     guard offset < bytes.count else { return "the end of the file" }
     var end = offset
     if bytes[offset] == 0x3C {
-      while end < bytes.count, end - offset < 40, bytes[end] != 0x3E { end += 1 }
+      while end < bytes.count, end - offset < 40, bytes[end] != 0x3E, bytes[end] != 0x0A,
+        bytes[end] != 0x0D
+      {
+        end += 1
+      }
       let closed = end < bytes.count && bytes[end] == 0x3E
       if closed { end += 1 }
       return "'\(string(offset..<end))\(closed ? "" : "…")'"
