@@ -285,17 +285,36 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
       )
     }
     do {
-      return try PropertyListSerialization.data(
+      let data = try PropertyListSerialization.data(
         fromPropertyList: FoundationBridge.object(from: root),
         format: nativeFormat,
         options: 0
       )
+      return format == .xml ? escapingCarriageReturns(data) : data
     } catch {
       throw SettingsError(.valueNotRepresentable, path: path, reason: Self.describe(error))
     }
   }
 
   // MARK: - Helpers
+
+  /// XML with each carriage return written as `&#13;`. Foundation writes a carriage return in a
+  /// string raw, and XML readers (``XMLPropertyListReader``, plistlib) must read a raw one as a
+  /// line feed; the reference keeps it. Foundation's own line breaks are line feeds, so every
+  /// carriage return in its output is in a string or key (and 0x0D is never part of a longer
+  /// UTF-8 sequence).
+  private static func escapingCarriageReturns(_ data: Data) -> Data {
+    guard data.contains(0x0D) else { return data }
+    var escaped = Data(capacity: data.count + 64)
+    for byte in data {
+      if byte == 0x0D {
+        escaped.append(contentsOf: Array("&#13;".utf8))
+      } else {
+        escaped.append(byte)
+      }
+    }
+    return escaped
+  }
 
   /// The most specific human-readable cause Foundation offers for an error.
   static func describe(_ error: any Error) -> String {
