@@ -58,7 +58,8 @@ import Testing
     try await factory.withInstance { instance in
       try instance.backend.setValue(5, forKey: "keep")
       let date = PropertyListValue.date(Date(timeIntervalSinceReferenceDate: .nan))
-      if factory.storesXML {
+      // Files refuse it (XML and binary readers alike refuse non-finite dates); memory keeps it.
+      if factory.storesXML || factory.name == BackendFactory.layeredPlistStore.name {
         let error = #expect(throws: SettingsError.self) {
           try instance.backend.setValue(date, forKey: "when")
         }
@@ -145,7 +146,10 @@ import Testing
       try LayeredPlistStore(persistentFile: directory.file("data.plist"), deliveredFile: url)
     }
     #expect(error?.code == .corruptFile)
-    #expect(error?.reason == "The binary property list is truncated or corrupt")
+    #expect(
+      error?.reason
+        == "The file is 8 bytes long, too short for a binary property list: it needs at least 40 "
+        + "(an 8-byte header and a 32-byte trailer)")
   }
 
   @Test func aSaveIntoAMissingFolderSaysTheFolderIsMissing() throws {

@@ -1,3 +1,5 @@
+import Dispatch
+
 extension LayeredPlistStore {
   /// A key's current value and the layer it comes from.
   struct Entry {
@@ -24,6 +26,8 @@ extension LayeredPlistStore {
     /// The version of `data.plist` this process last read or wrote; `nil` if there was no file.
     var diskIdentity: FileIdentity?
     var saveCount = 0
+    /// When a save last removed stale temporary files (`DispatchTime` uptime, nanoseconds).
+    var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
 
     init(layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?) {
       self.layers = layers
@@ -78,7 +82,7 @@ extension LayeredPlistStore {
       return cell
     }
 
-    private mutating func markDirty(_ key: String) {
+    mutating func markDirty(_ key: String) {
       changeCount &+= 1
       dirty[key] = changeCount
     }

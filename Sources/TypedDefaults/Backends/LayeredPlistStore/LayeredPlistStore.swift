@@ -141,41 +141,38 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     self.options = options
     self.name = "LayeredPlistStore(\(persistentFile.path))"
 
-    var identity: FileIdentity?
     var loaded: Set<Layer> = []
     var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
-    var savedFormat = PropertyListFile.Format.xml
-    var recovered: SettingsError?
-    do {
-      let read = try Self.readPersistentDictionary(self.persistentFile)
-      identity = read.identity
-      if let contents = read.contents {
-        layers[Layer.persistent.rawValue] = contents.entries
-        savedFormat = contents.format == .binary ? .binary : .xml
-        loaded.insert(.persistent)
-      }
-    } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-      guard options.movesCorruptFileAside else { throw error }
-      recovered = error
-    }
+    let name = self.name
+    AtomicFile.removeStaleTemporaryFiles(of: self.persistentFile.url)
+    let read = try Self.readPersistent(
+      self.persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
+      reportingClashesAs: name)
+    layers[Layer.persistent.rawValue] = read.entries
+    if read.identity != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
+    var unreadableShippedEntries: [SettingsError] = []
     for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
-      if let file, let contents = try Self.readDictionary(file) {
-        layers[layer.rawValue] = contents.entries
+      if let file, let contents = try Self.readLayerFile(file) {
+        layers[layer.rawValue] = Self.normalizingKeys(
+          of: contents.entries, options: options, layer: layer, store: name)
+        unreadableShippedEntries += contents.unreadable
         loaded.insert(layer)
       }
     }
     self.layersLoadedFromDisk = loaded
-    self.persistentFormat = options.format ?? savedFormat
-    let name = self.name
-    if let normalization = options.keyNormalization {
-      for layer in Layer.allCases {
-        layers[layer.rawValue] = Self.normalizingKeys(
-          of: layers[layer.rawValue], with: normalization, layer: layer, store: name)
-      }
-    }
-    self.state = Locked(State(layers: layers, diskIdentity: recovered == nil ? identity : nil))
+    self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
+    self.state = Locked(State(layers: layers, diskIdentity: read.identity))
 
-    if let recovered { setAside(corruptPersistentFile: recovered) }
+    if let recovery = read.recovery {
+      // Entries that could be read but weren't written back yet: the next save writes them.
+      if case .success = recovery.setAside, !recovery.rewroteSalvagedEntries {
+        state.withLock { state in
+          for key in read.entries.keys { state.markDirty(key) }
+        }
+      }
+      record(recovery)
+    }
+    for problem in unreadableShippedEntries { record(unreadableShippedEntry: problem) }
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
@@ -205,27 +202,6 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Returns: The key after ``Options/keyNormalization``.
   public func normalizedKey(_ key: String) -> String {
     options.keyNormalization?.normalize(key) ?? key
-  }
-
-  private static func normalizingKeys(
-    of entries: [String: PropertyListValue],
-    with normalization: KeyNormalization,
-    layer: Layer,
-    store: String
-  ) -> [String: PropertyListValue] {
-    var result: [String: PropertyListValue] = [:]
-    result.reserveCapacity(entries.count)
-    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-      let normalized = normalization.normalize(key)
-      if result.updateValue(value, forKey: normalized) != nil {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .typeMismatch, key: normalized, backend: store,
-            message: "Two keys of the \(layer) layer normalize to '\(normalized)'; "
-              + "the value of '\(key)' is used"))
-      }
-    }
-    return result
   }
 
   // MARK: - Reading
@@ -432,17 +408,15 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   }
 
   /// Checks a value can be stored in a layer and returns it as it will be stored (XML rules for a
-  /// persistent layer saved as XML).
+  /// persistent layer saved as XML; no non-finite date in one saved as binary, which the binary
+  /// reader refuses).
   func storable(
     _ value: PropertyListValue?,
     forKey key: String,
     in layer: Layer
   ) throws(SettingsError) -> PropertyListValue? {
     guard let value else { return nil }
-    try WriteValidation.check(value, key: key)
-    if layer == .persistent, persistentFormat == .xml {
-      return try XMLPropertyListRules.normalized(value, key: key)
-    }
-    return value
+    return try Self.storable(
+      value, forKey: key, format: layer == .persistent ? persistentFormat : .binary)
   }
 }
