@@ -3,8 +3,10 @@ import Testing
 
 @testable import TypedDefaults
 
-/// Every file of the shared corpus (`../shared/fixtures/plists/valid/` and `invalid/`) through
-/// three readers, compared with a checked-in table, `Fixtures/differential-expectations.json`:
+/// Every file of the shared corpus (`../shared/fixtures/plists/valid/` and `invalid/`), and the
+/// few crafted files of `Fixtures/differential-inputs/` the corpus lacks (sets, which crash
+/// Foundation), through three readers, compared with a checked-in table,
+/// `Fixtures/differential-expectations.json`:
 ///
 /// - ours: ``PropertyListFile/decode(_:path:)``, in this process (it must never crash);
 /// - Foundation: `PropertyListSerialization`, in a child process (`SettingsProbe
@@ -89,9 +91,10 @@ struct DifferentialTests {
     where row.foundation.isCrashOrTimeout {
       #expect(row.ours.outcome == "FAIL(corruptFile)", "\(name): Foundation \(row.foundation)")
     }
-    // The probe itself works: the files Foundation read when the corpus was verified it reads.
+    // The probe itself works: it reads what Foundation reads, and sees a crash as one.
     let readable = table.rows.values.filter { $0.foundation.outcome.hasPrefix("OK") }
     #expect(readable.count >= 60, "Foundation read only \(readable.count) files")
+    #expect(table.rows["own/set_root.plist"]?.foundation.outcome == "CRASH(SIGSEGV)")
   }
 }
 
@@ -181,11 +184,10 @@ struct DifferentialTable: Sendable {
 
   /// Reads the corpus with all three readers (Foundation's children four at a time).
   static func compute() throws -> DifferentialTable {
-    let corpus = TestPaths.sharedFixtures
-    let names = try ["valid", "invalid"].flatMap { folder in
-      try FileManager.default.contentsOfDirectory(
-        atPath: corpus.appendingPathComponent(folder).path
-      ).map { "\(folder)/\($0)" }
+    let names = try ["valid", "invalid", "own"].flatMap { folder in
+      try FileManager.default.contentsOfDirectory(atPath: url(of: folder).path).map {
+        "\(folder)/\($0)"
+      }
     }.sorted()
     let plistlib = try PlistlibReadings.load()
 
@@ -195,7 +197,7 @@ struct DifferentialTable: Sendable {
     for lane in 0..<lanes {
       DispatchQueue.global().async(group: group) {
         for index in stride(from: lane, to: names.count, by: lanes) {
-          let reading = foundationReading(of: corpus.appendingPathComponent(names[index]))
+          let reading = foundationReading(of: url(of: names[index]))
           foundation.withLock { $0[names[index]] = reading }
         }
       }
@@ -205,14 +207,22 @@ struct DifferentialTable: Sendable {
 
     var rows: [String: Row] = [:]
     for name in names {
-      let url = corpus.appendingPathComponent(name)
       rows[name] = Row(
-        ours: try oursReading(of: url),
+        ours: try oursReading(of: url(of: name)),
         foundation: foundationReadings[name]
           ?? Reading(outcome: "PROBE-ERROR", reason: "not run"),
         plistlib: plistlib[name] ?? Reading(outcome: "MISSING", reason: "not recorded"))
     }
     return DifferentialTable(rows: rows)
+  }
+
+  /// `valid/…` and `invalid/…` are in the shared corpus; `own/…` are the crafted files of
+  /// `Fixtures/differential-inputs/` (`make_differential_inputs.py`), which the corpus lacks.
+  static func url(of name: String) -> URL {
+    name == "own" || name.hasPrefix("own/")
+      ? TestPaths.ownFixtures.appendingPathComponent("differential-inputs")
+        .appendingPathComponent(String(name.dropFirst(4)))
+      : TestPaths.sharedFixtures.appendingPathComponent(name)
   }
 
   static func oursReading(of url: URL) throws -> Reading {
@@ -356,6 +366,7 @@ extension DifferentialTable {
     func rendering() -> String {
       let sorted = files.sorted { $0.key < $1.key }
       let valid = sorted.filter { $0.key.hasPrefix("valid/") }.count
+      let own = sorted.filter { $0.key.hasPrefix("own/") }.count
       func counts(_ agrees: (Entry) -> Bool) -> (Int, Int) {
         let agreeing = sorted.filter { agrees($0.value) }.count
         return (agreeing, sorted.count - agreeing)
@@ -367,7 +378,8 @@ extension DifferentialTable {
         $0.value.foundation.hasPrefix("CRASH") || $0.value.foundation == "TIMEOUT"
       }.count
       var lines = [
-        "\(sorted.count) files (\(valid) valid, \(sorted.count - valid) invalid); ours reads "
+        "\(sorted.count) files (\(valid) valid and \(sorted.count - valid - own) invalid from the "
+          + "shared corpus, \(own) crafted in `Fixtures/differential-inputs/`); ours reads "
           + "\(oursRead) and refuses \(sorted.count - oursRead) with a typed error. Foundation "
           + "crashes or hangs on \(crashes).",
         "",

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Writes plistlib-differential.json: Python plistlib's reading of EVERY file in
-../shared/fixtures/plists/valid/ and invalid/, for DifferentialTests, which compares it with the
-library's own readers and with Foundation's. Checked in, so that the tests need no Python.
+../shared/fixtures/plists/valid/ and invalid/ (and of differential-inputs/), for
+DifferentialTests, which compares it with the library's own readers and with Foundation's.
+Checked in, so that the tests need no Python.
 
 Run from the project root:  python3 Tests/TypedDefaultsTests/Fixtures/make_plistlib_differential.py
 
 Unlike make_plistlib_expectations.py (which goes out of its way to get a value for every file
 Foundation reads), this records plistlib exactly as it is: `plistlib.loads(data)` and nothing
-else. Per file ("valid/NAME" or "invalid/NAME"):
+else. Also the crafted files of differential-inputs/ (make_differential_inputs.py), as
+"own/NAME". Per file ("valid/NAME", "invalid/NAME" or "own/NAME"):
   {"outcome": "OK", "value": <tagged>}   or   {"outcome": "FAIL", "error": "Type: message"}
 The value uses the tagged encoding of make_plistlib_expectations.py ({"s": ...}, {"i": "n"},
 {"r": "repr"}, {"b": ...}, {"d": seconds since 2001}, {"x": base64}, {"a": [...]}, {"o": {...}},
-a UID as {"o": {"CF$UID": {"i": "n"}}}), plus two tags for what plistlib returns that no property
+a UID as {"o": {"CF$UID": {"i": "n"}}}), plus tags for what plistlib returns that no property
 list holds or that is too big to record: {"n": null} (None, for <plist></plist>), {"cycle": true}
 (a container that contains itself, from a cyclic binary file) and {"too_many": true} (a value
 that expands to more than 100,000 values, objects shared many times over), and, for a
@@ -98,6 +100,9 @@ def main():
     for entry in sorted(sources, key=lambda e: (e["folder"], e["name"])):
         name = f'{entry["folder"]}/{entry["name"]}'
         files[name] = record(os.path.join(FIXTURES, name))
+    own = os.path.join(os.path.dirname(__file__), "differential-inputs")
+    for name in sorted(os.listdir(own)):
+        files[f"own/{name}"] = record(os.path.join(own, name))
     version = sys.version.split()[0]
     text = json.dumps({"python": version, "files": files}, ensure_ascii=False, separators=(",", ":"),
                       sort_keys=True)
