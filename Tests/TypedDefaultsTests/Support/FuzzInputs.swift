@@ -190,7 +190,11 @@ enum Mutations {
     switch random.below(5) {
     case 0, 1:
       let snippet = random.pick(snippets)
-      let position = random.below(bytes.count + 1)
+      // Half the time between two tags, where markup is expected, rather than anywhere.
+      let tagEnds = bytes.indices.filter { bytes[$0] == 0x3E }
+      let position =
+        random.chance(50) && !tagEnds.isEmpty
+        ? random.pick(tagEnds) + 1 : random.below(bytes.count + 1)
       bytes.insert(contentsOf: Array(snippet.utf8), at: position)
       return "inserted \(snippet.debugDescription) at \(position)"
     case 2:
