@@ -161,7 +161,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     }
     self.layersLoadedFromDisk = loaded
     self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
-    self.state = Locked(State(layers: layers, diskIdentity: read.identity))
+    self.state = Locked(
+      State(layers: layers, diskIdentity: read.identity, fileFormat: persistentFormat))
 
     if let recovery = read.recovery {
       // Entries that could be read but weren't written back yet: the next save writes them.
@@ -326,7 +327,12 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    if state.withLock({ $0.writePersistent(value, forKey: key) }) { fileDidChange() }
+    let changed = try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+      return state.writePersistent(value, forKey: key)
+    }
+    if changed { fileDidChange() }
   }
 
   /// Stores a value in a writable layer, or removes the key from it when `value` is `nil`.
@@ -370,8 +376,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
     }
-    let changed = state.withLock { state in
-      storable.reduce(false) { changed, entry in
+    let changed = try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: storable.map { ($0.0, $0.1) }, limit: options.maximumFileSize,
+        path: persistentFile.url.path)
+      return storable.reduce(false) { changed, entry in
         state.writePersistent(entry.1, forKey: entry.0) || changed
       }
     }
@@ -403,7 +412,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    state.withLock { $0.writeNextLaunch(value, forKey: key) }
+    try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+      state.writeNextLaunch(value, forKey: key)
+    }
     fileDidChange()
   }
 
