@@ -29,17 +29,7 @@ import Testing
     return Data(bytes)
   }()
 
-  private func xml(_ body: String) -> Data {
-    Data(
-      """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-      <plist version="1.0">
-      \(body)
-      </plist>
-
-      """.utf8)
-  }
+  private func xml(_ body: String) -> Data { xmlPropertyList(body) }
 
   private func files(in directory: TemporaryDirectory) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
