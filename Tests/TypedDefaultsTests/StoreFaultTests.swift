@@ -217,6 +217,7 @@ import Testing
     let seed = environment["TYPEDDEFAULTS_FAULT_SEED"].flatMap { UInt64($0) } ?? 20_261_201
     var random = SeededGenerator(state: seed)
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let file = directory.file("data.plist")
     do {
       let first = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
@@ -309,7 +310,8 @@ import Testing
       "sigkill.landed",
       "\(midWrite) before the rename (temporary file half-written or being flushed), "
         + "\(afterRename) after the rename (new state on disk, save not yet returned), "
-        + "\(betweenSaves) between saves (old state on disk, no temporary file)")
+        + "\(betweenSaves) before the temporary file existed (between saves, or while locking and "
+        + "merging: old state on disk)")
     Self.report(
       "sigkill.leftovers",
       "\(midWrite) kills left a temporary file; \(roundsWithLeftovers) rounds still had one "
@@ -321,6 +323,7 @@ import Testing
   @Test(arguments: [2, 4, 8])
   func processesWritingDisjointKeysAtOnceLoseNone(_ count: Int) throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let file = directory.file("data.plist")
     let keysEach = 50
     let processes = (0..<count).map { index in
@@ -348,6 +351,7 @@ import Testing
 
   @Test func fourProcessesIncrementingOneKeyLoseNoIncrement() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let file = directory.file("data.plist")
     let (count, increments) = (4, 25)
     let processes = (0..<count).map { _ in
@@ -390,6 +394,7 @@ import Testing
       "root ignores permissions, and chattr +i (immutable) does not work on this file system"))
   func aReadOnlyFolderFailsTheSaveAndKeepsTheOldFile() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let folder = directory.file("settings")
     let (store, file, saved) = try Self.storeWithUnsavedChanges(in: folder)
     try ReadOnlyFolders.makeReadOnly(folder)
@@ -409,6 +414,7 @@ import Testing
 
   @Test func aMissingFolderFailsTheSaveAndASaveAfterItIsBackSucceeds() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let folder = directory.file("settings")
     let (store, file, saved) = try Self.storeWithUnsavedChanges(in: folder)
     let away = directory.file("away")
@@ -428,6 +434,7 @@ import Testing
 
   @Test func aFolderReplacedByAFileIsNeitherWrittenNorReplaced() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let folder = directory.file("settings")
     let (store, file, saved) = try Self.storeWithUnsavedChanges(in: folder)
     let away = directory.file("away")
@@ -449,6 +456,7 @@ import Testing
 
   @Test func aFolderReplacedByAnotherFolderGetsTheSaveAndTheOldOneIsLeftAlone() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let folder = directory.file("settings")
     let (store, file, saved) = try Self.storeWithUnsavedChanges(in: folder)
     let away = directory.file("away")
@@ -466,6 +474,7 @@ import Testing
 
   @Test func linksPlantedAtTemporaryNamesAreNeverFollowed() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let folder = directory.file("settings")
     let outside = directory.file("outside")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
@@ -503,6 +512,7 @@ import Testing
 
   @Test func staleTemporaryFilesOfDeadProcessesAreRemovedWhenAStoreOpensAndWhenItSaves() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let file = directory.file("data.plist")
     try PropertyListFile(url: file).write(["a": 1])
     let dead = try Self.deadProcessIdentifier()
@@ -534,6 +544,7 @@ import Testing
 
   @Test func aLockFileThatIsALinkIsNeverFollowed() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let outside = directory.file("outside")
     try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
     let folder = directory.file("settings")
@@ -565,6 +576,7 @@ import Testing
 
   @Test func aCorruptFileReachedThroughALinkIsNeverRenamedOrRecreated() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     let real = directory.file("real.plist")
     let link = directory.file("data.plist")
     let corrupt = Data("<?xml version=\"1.0\"?><plist><dict><key>a</key>".utf8)
@@ -589,6 +601,7 @@ import Testing
 
   @Test func aCorruptFileThatCannotBeMovedAsideIsNeverWrittenOver() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     // 231 bytes: its temporary file's name fits in 255 bytes, `<name>.corrupt-<stamp>` doesn't.
     let name = "data" + String(repeating: "x", count: 231 - 10) + ".plist"
     #expect(name.utf8.count == 231)
@@ -650,6 +663,7 @@ import Testing
 
   @Test func aNewFileIsBinaryUnlessXMLIsAskedForAndAnExistingFileKeepsItsFormat() throws {
     let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
     func prefix(_ url: URL) throws -> String {
       String(decoding: try Data(contentsOf: url).prefix(8), as: UTF8.self)
     }
