@@ -100,6 +100,8 @@ do {
     }
   case "save-states":  // see FaultModes.swift
     try saveStates(backend, arguments)
+  case "flip":
+    try flip(location, arguments)
   case "save-loop":
     guard let store = backend as? LayeredPlistStore else { fail("save-loop needs a layered store") }
     var counter: Int64 = 0

@@ -659,6 +659,83 @@ import Testing
     #expect(Self.temporaryFiles(in: disk).isEmpty)
   }
 
+  /// Another program replaces `data.plist`, ignoring the lock, with a corrupt file and about
+  /// 150 ms later with a valid one, while a store opens it: judging takes four reads 50 ms apart,
+  /// so the store judges the file corrupt about when it is replaced. Whatever the timing, a store
+  /// moves aside only the corrupt file it judged, never the valid one that replaced it.
+  @Test func onlyTheCorruptFileThatWasJudgedIsMovedAside() throws {
+    let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
+    let file = directory.file("data.plist")
+    let corrupt = Data("bplist00garbage".utf8)
+    let valid: [String: PropertyListValue] = ["state": "valid"]
+    let (corruptFile, validFile) = (directory.file("corrupt.bytes"), directory.file("valid.bytes"))
+    try corrupt.write(to: corruptFile)
+    try PropertyListFile(url: validFile).write(.dictionary(valid), format: .binary)
+    try PropertyListFile(url: file).write(.dictionary(valid), format: .binary)
+
+    let flipper = Self.probe(["layered", file.path, "flip", corruptFile.path, validFile.path])
+    let (input, output) = (Pipe(), Pipe())
+    flipper.standardInput = input
+    flipper.standardOutput = output
+    try flipper.run()
+    defer {
+      kill(flipper.processIdentifier, SIGKILL)
+      flipper.waitUntilExit()
+    }
+    /// Reads the flipper's next line, blocking until it comes.
+    var pending = Data()
+    func nextLine() -> String? {
+      while true {
+        if let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+          defer { pending.removeSubrange(...end) }
+          return String(decoding: pending[..<end], as: UTF8.self)
+        }
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { return nil }
+        pending.append(chunk)
+      }
+    }
+
+    var random = SeededGenerator(state: 0x0C0F_FEE5)
+    let trials = 12
+    var (judged, loaded, unreadable) = (0, 0, 0)
+    for trial in 0..<trials {
+      let pause = Int.random(in: 140_000...165_000, using: &random)
+      try input.fileHandleForWriting.write(contentsOf: Data("\(pause)\n".utf8))
+      try #require(nextLine() == "A", "trial \(trial): the flipper did not replace the file")
+      do {
+        let store = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+        if store.recoveredProblems.isEmpty {
+          loaded += 1
+          // The valid file, or none: a corrupt one moved aside before the valid one came.
+          let contents = store.dictionaryRepresentation()
+          #expect(contents == valid || contents.isEmpty, "trial \(trial): \(contents)")
+        } else {
+          judged += 1
+        }
+      } catch {
+        // A file that kept changing is not judged at all.
+        unreadable += 1
+        #expect(error.code == .fileNotReadable, "trial \(trial): \(error)")
+      }
+      try #require(nextLine() == "B", "trial \(trial): the flipper did not finish")
+    }
+    try input.fileHandleForWriting.close()
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    let asides = names.filter { $0.hasPrefix("data.plist.corrupt-") }
+    for aside in asides {
+      #expect(
+        try Data(contentsOf: directory.file(aside)) == corrupt, "\(aside): not the corrupt file")
+    }
+    #expect(asides.count <= judged)
+    Self.report(
+      "corrupt.identity",
+      "\(trials) opens of a file replaced while being judged corrupt: \(judged) judged it corrupt, "
+        + "\(loaded) read the valid file, \(unreadable) found it changing; \(asides.count) moved "
+        + "aside, every one the corrupt file judged")
+  }
+
   // MARK: - Format
 
   @Test func aNewFileIsBinaryUnlessXMLIsAskedForAndAnExistingFileKeepsItsFormat() throws {
