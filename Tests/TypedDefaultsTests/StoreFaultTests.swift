@@ -128,40 +128,74 @@ import Testing
   // MARK: - Fault environment
 
   /// How a folder is made read-only here: permissions for an ordinary user; for root, whom
-  /// permissions don't stop, the immutable attribute (`chattr +i`), where the file system has it.
+  /// permissions don't stop, the immutable attribute (`chattr +i`) where the file system has
+  /// it, else a tmpfs mounted on the folder and remounted read-only.
   enum ReadOnlyFolders {
-    static let isRoot = geteuid() == 0
+    enum Method { case permissions, immutable, readOnlyMount }
 
-    static let available: Bool = {
-      guard isRoot else { return true }
+    /// The method that works here, or `nil` if none does.
+    static let method: Method? = {
+      guard geteuid() == 0 else { return .permissions }
       #if os(Linux)
-        guard let probe = try? TemporaryDirectory() else { return false }
+        guard let probe = try? TemporaryDirectory() else { return nil }
         defer { withExtendedLifetime(probe) {} }
-        guard system(["chattr", "+i", probe.url.path]) else { return false }
-        let blocked = FileManager.default.createFile(
-          atPath: probe.file("x").path, contents: Data())
-        _ = system(["chattr", "-i", probe.url.path])
-        return !blocked
+        if system(["chattr", "+i", probe.url.path]) {
+          let blocked = !FileManager.default.createFile(
+            atPath: probe.file("x").path, contents: Data())
+          _ = system(["chattr", "-i", probe.url.path])
+          if blocked { return .immutable }
+        }
+        let folder = probe.file("mounted")
+        guard
+          (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false))
+            != nil,
+          SmallDisk.mount(folder)
+        else { return nil }
+        defer { SmallDisk.unmount(folder) }
+        let remounted = system(["mount", "-o", "remount,ro", folder.path])
+        let blocked = !FileManager.default.createFile(
+          atPath: folder.appendingPathComponent("x").path, contents: Data())
+        return remounted && blocked ? .readOnlyMount : nil
       #else
-        return false
+        return nil
       #endif
     }()
 
+    /// Creates `folder`, on its own tmpfs if that is how it will be made read-only; the returned
+    /// closure undoes it.
+    static func create(_ folder: URL) throws -> () -> Void {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+      guard method == .readOnlyMount else { return {} }
+      try #require(SmallDisk.mount(folder), "mount a tmpfs on \(folder.path)")
+      return { SmallDisk.unmount(folder) }
+    }
+
     static func makeReadOnly(_ folder: URL) throws {
-      if isRoot {
-        try #require(system(["chattr", "+i", folder.path]), "chattr +i \(folder.path)")
-      } else {
+      switch method {
+      case .permissions?:
         try FileManager.default.setAttributes(
           [.posixPermissions: 0o500], ofItemAtPath: folder.path)
+      case .immutable?:
+        try #require(system(["chattr", "+i", folder.path]), "chattr +i \(folder.path)")
+      case .readOnlyMount?:
+        try #require(
+          system(["mount", "-o", "remount,ro", folder.path]), "remount \(folder.path) read-only")
+      case nil:
+        Issue.record("no way to make a folder read-only here")
       }
     }
 
     static func makeWritable(_ folder: URL) {
-      if isRoot {
-        _ = system(["chattr", "-i", folder.path])
-      } else {
+      switch method {
+      case .permissions?:
         try? FileManager.default.setAttributes(
           [.posixPermissions: 0o700], ofItemAtPath: folder.path)
+      case .immutable?:
+        _ = system(["chattr", "-i", folder.path])
+      case .readOnlyMount?:
+        _ = system(["mount", "-o", "remount,rw", folder.path])
+      case nil:
+        break
       }
     }
   }
@@ -390,12 +424,14 @@ import Testing
 
   @Test(
     .enabled(
-      if: ReadOnlyFolders.available,
-      "root ignores permissions, and chattr +i (immutable) does not work on this file system"))
+      if: ReadOnlyFolders.method != nil,
+      "root ignores permissions, chattr +i does not work here, nor does a read-only mount"))
   func aReadOnlyFolderFailsTheSaveAndKeepsTheOldFile() throws {
     let directory = try TemporaryDirectory()
     defer { withExtendedLifetime(directory) {} }
     let folder = directory.file("settings")
+    let remove = try ReadOnlyFolders.create(folder)
+    defer { remove() }
     let (store, file, saved) = try Self.storeWithUnsavedChanges(in: folder)
     try ReadOnlyFolders.makeReadOnly(folder)
     var readOnly = true
