@@ -546,7 +546,7 @@ import Testing
     }
   }
 
-  @Test func staleTemporaryFilesOfDeadProcessesAreRemovedWhenAStoreOpensAndWhenItSaves() throws {
+  @Test func staleTemporaryFilesOfDeadProcessesAreRemovedWhenAStoreOpens() throws {
     let directory = try TemporaryDirectory()
     defer { withExtendedLifetime(directory) {} }
     let file = directory.file("data.plist")
@@ -571,7 +571,6 @@ import Testing
     #expect(try Data(contentsOf: directory.file("notes.tmp.txt")) == Data("not ours".utf8))
     #expect(store.value(forKey: "a") == 1)
 
-    try Data("half a plist".utf8).write(to: directory.file(".data.plist.\(dead).5.tmp"))
     try store.setValue(2, forKey: "a")
     try store.save()
     #expect(Self.temporaryFiles(in: directory.url) == [".data.plist.1.3.tmp"])
@@ -635,15 +634,32 @@ import Testing
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "real.plist")
   }
 
+  /// The names a corrupt `data.plist` is moved aside to at `date`: `data.plist.corrupt-<stamp>`
+  /// and the same with `-2`, `-3`…
+  private static func asideNames(at date: Date, counters: ClosedRange<Int>) -> [String] {
+    let stamp = date.formatted(
+      Date.ISO8601FormatStyle(
+        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted,
+        timeZone: .gmt))
+    return counters.map { "data.plist.corrupt-\(stamp)" + ($0 == 1 ? "" : "-\($0)") }
+  }
+
   @Test func aCorruptFileThatCannotBeMovedAsideIsNeverWrittenOver() throws {
     let directory = try TemporaryDirectory()
     defer { withExtendedLifetime(directory) {} }
-    // 231 bytes: its temporary file's name fits in 255 bytes, `<name>.corrupt-<stamp>` doesn't.
-    let name = "data" + String(repeating: "x", count: 231 - 10) + ".plist"
-    #expect(name.utf8.count == 231)
-    let file = directory.file(name)
+    let file = directory.file("data.plist")
     let corrupt = Data("bplist00garbage".utf8)
     try corrupt.write(to: file)
+    // Every name it could be moved aside to in the next 20 seconds is taken, by dangling links
+    // (which a check with stat would miss); the store tries far fewer than 200 names.
+    let now = Date()
+    let planted = (0..<20).flatMap {
+      Self.asideNames(at: now + Double($0), counters: 1...200).map(directory.file)
+    }
+    for link in planted {
+      try FileManager.default.createSymbolicLink(
+        atPath: link.path, withDestinationPath: "planted-target")
+    }
 
     let store = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
     #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
@@ -651,15 +667,41 @@ import Testing
     try store.setValue("fresh", forKey: "a")
     Self.expectSaveFails(store, naming: file.path)
     #expect(try Data(contentsOf: file) == corrupt)
-    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
-    #expect(!names.contains { $0.contains("corrupt") }, "\(names)")
+    #expect(!Self.exists(directory.file("planted-target")))
+    #expect(planted.allSatisfy(Self.isSymbolicLink))
     #expect(Self.temporaryFiles(in: directory.url).isEmpty)
 
-    // The obstacle gone (the user removed the broken file), the save goes ahead.
-    try FileManager.default.removeItem(at: file)
+    // The obstacle gone, the save moves the corrupt file aside and goes ahead.
+    for link in planted { try FileManager.default.removeItem(at: link) }
     try store.save()
     #expect(try PropertyListFile(url: file).readDictionary() == ["a": "fresh"])
     #expect(!store.hasUnsavedChanges)
+    let asides = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+      .filter { $0.hasPrefix("data.plist.corrupt-") }
+    #expect(asides.count == 1)
+    #expect(try asides.map { try Data(contentsOf: directory.file($0)) } == [corrupt])
+  }
+
+  @Test func aCorruptFileWhoseAsideNameWouldBeTooLongIsMovedAsideUnderAShorterOne() throws {
+    let directory = try TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
+    // 231 bytes: `<name>.corrupt-<stamp>` would not fit in 255, a temporary file's name
+    // (`.<name>.<pid>.<random>.tmp`) still does.
+    let name = String(repeating: "x", count: 231 - 6) + ".plist"
+    let file = directory.file(name)
+    let corrupt = Data("bplist00garbage".utf8)
+    try corrupt.write(to: file)
+
+    let store = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
+    let asides = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+      .filter { $0.contains(".corrupt-") }
+    #expect(asides.count == 1)
+    #expect(asides.allSatisfy { $0.utf8.count <= 255 && name.hasPrefix($0.prefix(200)) })
+    #expect(try asides.map { try Data(contentsOf: directory.file($0)) } == [corrupt])
+    try store.setValue("fresh", forKey: "a")
+    try store.save()
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": "fresh"])
   }
 
   @Test(
