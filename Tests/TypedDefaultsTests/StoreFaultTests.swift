@@ -618,7 +618,10 @@ import Testing
     try corrupt.write(to: real)
     try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real.plist")
 
-    let store = try LayeredPlistStore(persistentFile: link, options: Self.quiet)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(persistentFile: link, options: Self.quiet)
+    }
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
     try store.setValue(2, forKey: "a")
     Self.expectSaveFails(store, naming: link.path)
     #expect(try Data(contentsOf: real) == corrupt)
@@ -661,7 +664,10 @@ import Testing
         atPath: link.path, withDestinationPath: "planted-target")
     }
 
-    let store = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    }
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
     #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
     #expect(try Data(contentsOf: file) == corrupt)
     try store.setValue("fresh", forKey: "a")
@@ -673,7 +679,8 @@ import Testing
 
     // The obstacle gone, the save moves the corrupt file aside and goes ahead.
     for link in planted { try FileManager.default.removeItem(at: link) }
-    try store.save()
+    let (_, saveDiagnostics) = try collectingDiagnostics { try store.save() }
+    #expect(saveDiagnostics.map(\.kind) == [.corruptFile])
     #expect(try PropertyListFile(url: file).readDictionary() == ["a": "fresh"])
     #expect(!store.hasUnsavedChanges)
     let asides = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
@@ -692,7 +699,10 @@ import Testing
     let corrupt = Data("bplist00garbage".utf8)
     try corrupt.write(to: file)
 
-    let store = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    }
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
     #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
     let asides = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
       .filter { $0.contains(".corrupt-") }
@@ -783,7 +793,9 @@ import Testing
       try input.fileHandleForWriting.write(contentsOf: Data("\(pause)\n".utf8))
       try #require(nextLine() == "A", "trial \(trial): the flipper did not replace the file")
       do {
-        let store = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+        let (store, _) = try collectingDiagnostics {
+          try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+        }
         if store.recoveredProblems.isEmpty {
           loaded += 1
           // The valid file, or none: a corrupt one moved aside before the valid one came.
@@ -795,7 +807,7 @@ import Testing
       } catch {
         // A file that kept changing is not judged at all.
         unreadable += 1
-        #expect(error.code == .fileNotReadable, "trial \(trial): \(error)")
+        #expect((error as? SettingsError)?.code == .fileNotReadable, "trial \(trial): \(error)")
       }
       try #require(nextLine() == "B", "trial \(trial): the flipper did not finish")
     }
