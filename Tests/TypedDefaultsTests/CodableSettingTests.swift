@@ -141,7 +141,8 @@ extension Profile {
 
   @Test func aPersonOpeningDataPlistSeesTheStructure() throws {
     let directory = try TemporaryDirectory()
-    let store = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), options: .init(format: .xml))
     CodableSettings(backend: store).profile = .sample
     try store.save()
     let text = try String(contentsOf: directory.file("data.plist"), encoding: .utf8)

@@ -31,6 +31,10 @@ import Testing
 /// | `go-plist__xml_unusual_cases_s09` (bad DOCTYPE) | opens: `{test = value}` |
 /// | `go-plist__xml_unusual_cases_s11` (`<key Q=">">`) | opens: `test = apple`, `"\">test"` |
 ///
+/// XML no longer goes to Foundation (``XMLPropertyListReader``): s08 and s09 are refused as
+/// corrupt, s11 (well formed: `>` may appear in an attribute value) opens as `{test = libplist}`,
+/// and `swift-foundation__xmlErrors_Fake_inline_DTD`, which Foundation refuses, opens.
+///
 /// Foundation reports 62 of the 64 corrupt binary files as "Unexpected character b at
 /// line 1": its binary reader fails, and the OpenStep reader it falls back to reports the error.
 @Suite(
@@ -164,9 +168,15 @@ struct FixtureTests {
     do throws(SettingsError) {
       let store = try LayeredPlistStore(
         persistentFile: temporary.file("data.plist"), deliveredFile: url)
-      // CoreFoundation is lenient with some of these (see the table above the suite).
+      // CoreFoundation is lenient with some of these (see the table above the suite); an empty
+      // file is an empty layer; a file with unreadable entries opens without them, reported.
+      // The one file Foundation refuses that our reader opens whole is well-formed XML (a
+      // DOCTYPE with an internal subset, which Foundation can't parse), read by plistlib too.
+      let isEmpty = (try? Data(contentsOf: url))?.isEmpty == true
+      let wellFormedXML = ["swift-foundation__xmlErrors_Fake_inline_DTD.plist"]
       #expect(
-        entry.serializationOK,
+        entry.serializationOK || isEmpty || !store.recoveredProblems.isEmpty
+          || wellFormedXML.contains(name),
         """
         \(name): Foundation refuses this file, yet the store opened it: \
         \(store.dictionaryRepresentation(of: .delivered))

@@ -170,12 +170,19 @@ private struct StoreFixture {
     #expect(try PropertyListFile(url: fixture.persistent).read()?.format == .binary)
   }
 
-  @Test func aNewFileIsSavedAsXML() throws {
+  @Test func aNewFileIsSavedAsBinaryAndXMLOnRequest() throws {
     let fixture = try StoreFixture()
     let store = try fixture.open()
     try store.setValue(1, forKey: "a")
     try store.save()
-    let text = try String(contentsOf: fixture.persistent, encoding: .utf8)
+    #expect(try Data(contentsOf: fixture.persistent).starts(with: Data("bplist00".utf8)))
+    #expect(store.persistentFormat == .binary)
+
+    let xmlFixture = try StoreFixture()
+    let xmlStore = try xmlFixture.open(options: .init(format: .xml))
+    try xmlStore.setValue(1, forKey: "a")
+    try xmlStore.save()
+    let text = try String(contentsOf: xmlFixture.persistent, encoding: .utf8)
     #expect(text.hasPrefix("<?xml"))
     #expect(text.contains("<key>a</key>"))
   }
@@ -190,7 +197,6 @@ private struct StoreFixture {
 
   @Test(arguments: [
     (Data("not a plist <".utf8), "Cannot read the property list"),
-    (Data(), "The file is empty"),
     (Data("bplist00\u{1}\u{2}".utf8), "Cannot read the property list"),
   ])
   func aCorruptDeliveredOrBundledFileIsATypedErrorNamingThePath(

@@ -60,19 +60,31 @@ enum AtomicFile {
         .fileNotWritable, path: url.path, reason: "It is not a regular file (a device or a FIFO)")
     }
     let mode = POSIX.permissions(ofFileAt: target.path) ?? 0o600
-    let temporary = folder.appendingPathComponent(
-      ".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"
-    ).path
+    // The owner to keep: an existing file's, or for a new file made by root, the folder's (so
+    // `sudo` doesn't leave a user's settings owned by root). Kept where this process may.
+    let owner =
+      POSIX.owner(ofFileAt: target.path)
+      ?? (POSIX.isRoot ? POSIX.owner(ofFileAt: folder.path) : nil)
 
     func failure(_ reason: String) -> SettingsError {
       SettingsError(.fileNotWritable, path: url.path, reason: reason)
     }
 
-    let descriptor = POSIX.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    // O_EXCL never follows a link planted at the name; another random name is tried then.
+    var temporary = ""
+    var descriptor: Int32 = -1
+    for _ in 0..<8 {
+      temporary = temporaryPath(for: target)
+      descriptor = POSIX.openFile(
+        temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+      if descriptor >= 0 || errno != EEXIST { break }
+    }
     guard descriptor >= 0 else {
       let reason = POSIX.lastError
-      throw failure(folderProblem(folder) ?? reason)
+      throw failure(
+        folderProblem(folder) ?? "Cannot create the temporary file '\(temporary)': \(reason)")
     }
+    if let owner { POSIX.setOwner(descriptor, owner) }
     let written =
       data.withUnsafeBytes { POSIX.writeAll(descriptor, $0) }
       && POSIX.setMode(descriptor, mode) && POSIX.synchronize(descriptor)
@@ -88,11 +100,7 @@ enum AtomicFile {
       throw failure(reason)
     }
     // Make the rename itself durable; a failure here leaves a correct file, so it is ignored.
-    let folderDescriptor = POSIX.openFile(folder.path, O_RDONLY | O_CLOEXEC)
-    if folderDescriptor >= 0 {
-      _ = POSIX.synchronize(folderDescriptor)
-      POSIX.closeFile(folderDescriptor)
-    }
+    POSIX.synchronizeFolder(folder.path)
   }
 
   /// Why a file can't be created in `folder`, when the folder itself is the problem: Foundation
@@ -105,9 +113,38 @@ enum AtomicFile {
     return isDirectory.boolValue ? nil : "'\(folder.path)' is not a folder"
   }
 
+  /// The name of a temporary file for replacing `target`: `.<name>.<pid>.<random>.tmp` beside it,
+  /// hidden, and naming the process that made it so that a stale one can be recognised.
+  static func temporaryPath(for target: URL) -> String {
+    let process = ProcessInfo.processInfo.processIdentifier
+    return target.deletingLastPathComponent().appendingPathComponent(
+      ".\(target.lastPathComponent).\(process).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    ).path
+  }
+
+  /// Removes the temporary files that processes killed while replacing `url` left beside it
+  /// (`.<name>.<pid>.<random>.tmp` whose process no longer exists). A live process's file, this
+  /// process's, and anything else are left alone; failures are ignored.
+  static func removeStaleTemporaryFiles(of url: URL) {
+    let target = resolvedTarget(of: url)
+    let folder = target.deletingLastPathComponent().path
+    let prefix = ".\(target.lastPathComponent)."
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    let ownProcess = ProcessInfo.processInfo.processIdentifier
+    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+      let middle = name.dropFirst(prefix.count).dropLast(4).split(separator: ".")
+      guard middle.count == 2, let process = Int32(middle[0]), UInt32(middle[1]) != nil,
+        process != ownProcess, !POSIX.processExists(process)
+      else { continue }
+      POSIX.removeFile(folder + "/" + name)
+    }
+  }
+
   /// Runs `body` holding an exclusive advisory lock shared by every process that uses this
   /// function on the same file: `flock` on `<file>.lock` beside it (created 0600 if missing, and
-  /// never deleted, so every process locks the same lock file).
+  /// never deleted, so every process locks the same lock file). A lock file that is a symbolic
+  /// link is never followed (a link planted there must not make the store create or open a file
+  /// elsewhere); one this process may only read is locked read-only, which `flock` allows.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` if the lock file can't be opened or locked;
   ///   whatever `body` throws.
@@ -117,13 +154,26 @@ enum AtomicFile {
   ) throws(SettingsError) -> Result {
     let target = resolvedTarget(of: url)
     let lockPath = target.path + ".lock"
-    let descriptor = POSIX.openFile(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    let folder = target.deletingLastPathComponent()
+    var descriptor = POSIX.openFile(
+      lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    if descriptor >= 0 {
+      // A new lock file made by root in a user's folder belongs to the folder's owner.
+      if POSIX.isRoot, let owner = POSIX.owner(ofFileAt: folder.path) {
+        POSIX.setOwner(descriptor, owner)
+      }
+    } else if errno == EEXIST {
+      descriptor = POSIX.openFile(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+      if descriptor < 0, errno == EACCES {
+        descriptor = POSIX.openFile(lockPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+      }
+    }
     guard descriptor >= 0 else {
-      let reason = POSIX.lastError
-      throw SettingsError(
-        .fileNotWritable, path: url.path,
-        reason: folderProblem(target.deletingLastPathComponent())
-          ?? "Cannot open the lock file '\(lockPath)': \(reason)")
+      let reason =
+        errno == ELOOP
+        ? "The lock file '\(lockPath)' is a symbolic link, which is never followed; remove it"
+        : "Cannot open the lock file '\(lockPath)': \(POSIX.lastError)"
+      throw SettingsError(.fileNotWritable, path: url.path, reason: folderProblem(folder) ?? reason)
     }
     defer { POSIX.closeFile(descriptor) }
     guard POSIX.lockExclusively(descriptor) else {

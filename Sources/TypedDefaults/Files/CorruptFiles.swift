@@ -1,79 +1,162 @@
 import Foundation
 
-/// Keeping corrupt files: a file that can't be read is moved aside, never overwritten.
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Keeping corrupt files: a file that can't be read is judged carefully, then moved aside, never
+/// overwritten.
 enum CorruptFiles {
-  /// Renames `url` to `<name>.corrupt-<UTC date and time>` in the same folder (with a counter if
-  /// that name is taken), and returns the new location.
-  ///
-  /// - Throws: ``SettingsError/Code/fileNotWritable`` if the file can't be renamed.
-  static func moveAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {
-    // 20261130T154000Z: sorts by time, and holds no character a file name can't.
-    let stamp = now.formatted(
-      Date.ISO8601FormatStyle(
-        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted,
-        timeZone: .gmt))
-    var candidate = url.deletingLastPathComponent()
-      .appendingPathComponent("\(url.lastPathComponent).corrupt-\(stamp)")
-    var counter = 1
-    while FileManager.default.fileExists(atPath: candidate.path) {
-      counter += 1
-      candidate = url.deletingLastPathComponent()
-        .appendingPathComponent("\(url.lastPathComponent).corrupt-\(stamp)-\(counter)")
-    }
-    do {
-      try FileManager.default.moveItem(at: url, to: candidate)
-    } catch {
-      throw SettingsError(
-        .fileNotWritable, path: url.path, reason: PropertyListFile.describe(error))
-    }
-    return candidate
+  /// What a careful read of a settings file found.
+  enum Reading {
+    /// No file.
+    case missing
+    /// The file's dictionary (empty for a zero-byte file, whose `format` is `nil`), with the
+    /// identity of the version read. With salvaging, `unreadable` lists the entries left out
+    /// because their values could not be read (see ``PropertyListReaders/Result``).
+    case read(
+      entries: [String: PropertyListValue], format: PropertyListFile.Format?,
+      unreadable: [SettingsError], identity: FileIdentity?)
+    /// The file stayed unreadable (or not a dictionary) and unchanged over several reads: the
+    /// error, and the identity of the version judged.
+    case corrupt(SettingsError, identity: FileIdentity?)
   }
 
   /// Reads a dictionary file that other programs may be rewriting in place, which leaves it
-  /// briefly empty or half-written: it is judged corrupt only if it stays unreadable and
-  /// unchanged (same inode, size and modification time) over three more reads `retryInterval`
-  /// seconds apart. A file still changing, and never readable whole, after 20 attempts is not
-  /// judged at all: that is ``SettingsError/Code/fileNotReadable``, which no caller moves aside.
+  /// briefly empty or half-written: it is judged (corrupt, partly unreadable, or empty) only if
+  /// it gives the same outcome and stays unchanged (same inode, size and modification time) over
+  /// three more reads `retryInterval` seconds apart. A file still changing after 20 attempts is
+  /// not judged at all: that is ``SettingsError/Code/fileNotReadable``, which no caller moves
+  /// aside. A zero-byte file that stays so is an empty dictionary, as Foundation's preferences
+  /// treat one.
   ///
   /// - Parameters:
   ///   - file: The file.
   ///   - retryInterval: The wait between reads, in seconds.
-  /// - Returns: The file's dictionary and format (`nil` if there is no file), and the file's
-  ///   identity taken just before the read that succeeded: the version read.
-  /// - Throws: ``SettingsError/Code/corruptFile`` or ``SettingsError/Code/wrongRootType`` for a
-  ///   file judged corrupt; ``SettingsError/Code/fileNotReadable`` for one that kept changing;
-  ///   what ``PropertyListFile/read()`` throws for other reasons, at once.
-  static func readDictionary(
-    _ file: PropertyListFile,
-    retryInterval: Double
-  ) throws(SettingsError) -> (
-    contents: (entries: [String: PropertyListValue], format: PropertyListFile.Format)?,
-    identity: FileIdentity?
-  ) {
+  ///   - salvaging: Whether an entry whose value can't be read is left out (and listed) rather
+  ///     than making the whole file corrupt.
+  /// - Throws: ``SettingsError/Code/fileNotReadable`` for a file that kept changing, and what
+  ///   ``PropertyListFile/read()`` throws for reasons other than the contents, at once.
+  static func read(
+    _ file: PropertyListFile, retryInterval: Double, salvaging: Bool
+  ) throws(SettingsError) -> Reading {
     let path = AtomicFile.resolvedTarget(of: file.url).path
     var previous: FileIdentity?
     var stableFailures = 0
     var attempts = 0
     while true {
       let identity = POSIX.identity(ofFileAt: path)
+      let outcome: Reading
       do {
-        guard let contents = try file.read() else { return (nil, identity) }
-        return ((try file.dictionary(in: contents), contents.format), identity)
-      } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-        attempts += 1
-        // Unchanged while it was read, and since the last failed read: not being written.
-        let unchanged = identity == POSIX.identity(ofFileAt: path)
-        stableFailures = unchanged && attempts > 1 && identity == previous ? stableFailures + 1 : 0
-        previous = unchanged ? identity : nil
-        if stableFailures >= 3 { throw error }
-        if attempts >= 20 {
-          throw SettingsError(
-            .fileNotReadable, path: file.url.path,
-            reason: "It kept changing and could not be read whole (another program is "
-              + "rewriting it in place); it was left as it is")
+        guard let data = try file.readData() else { return .missing }
+        if data.isEmpty {
+          outcome = .read(entries: [:], format: nil, unreadable: [], identity: identity)
+        } else {
+          let decoded = try PropertyListFile.decode(
+            data, path: file.url.path, salvagingEntries: salvaging)
+          let entries = try file.dictionary(
+            in: PropertyListFile.Contents(root: decoded.root, format: decoded.format))
+          outcome = .read(
+            entries: entries, format: decoded.format, unreadable: decoded.unreadableEntries,
+            identity: identity)
+          if decoded.unreadableEntries.isEmpty { return outcome }
         }
-        Thread.sleep(forTimeInterval: retryInterval)
+      } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+        outcome = .corrupt(error, identity: identity)
       }
+      // Empty, partly unreadable or corrupt: judge only a file that isn't being written.
+      attempts += 1
+      let unchanged = identity == POSIX.identity(ofFileAt: path)
+      stableFailures = unchanged && attempts > 1 && identity == previous ? stableFailures + 1 : 0
+      previous = unchanged ? identity : nil
+      if stableFailures >= 3 { return outcome }
+      if attempts >= 20 {
+        throw SettingsError(
+          .fileNotReadable, path: file.url.path,
+          reason: "It kept changing and could not be read whole (another program is "
+            + "rewriting it in place); it was left as it is")
+      }
+      Thread.sleep(forTimeInterval: retryInterval)
     }
+  }
+
+  /// Reads a dictionary file as ``read(_:retryInterval:salvaging:)`` does, without salvaging,
+  /// throwing for a file judged corrupt.
+  ///
+  /// - Returns: The file's dictionary, or `nil` if there is no file.
+  /// - Throws: ``SettingsError/Code/corruptFile`` or ``SettingsError/Code/wrongRootType`` for a
+  ///   file judged corrupt; what ``read(_:retryInterval:salvaging:)`` throws.
+  static func readDictionary(
+    _ file: PropertyListFile, retryInterval: Double
+  ) throws(SettingsError) -> [String: PropertyListValue]? {
+    switch try read(file, retryInterval: retryInterval, salvaging: false) {
+    case .missing: return nil
+    case .read(let entries, _, _, _): return entries
+    case .corrupt(let error, _): throw error
+    }
+  }
+
+  /// Whether `url` itself (its last component) is a symbolic link.
+  static func isSymbolicLink(_ url: URL) -> Bool {
+    var info = stat()
+    return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+  }
+
+  /// Renames the file at `url` to `<name>.corrupt-<UTC date and time>` in the same folder (with a
+  /// counter if that name is taken), and returns the new location.
+  ///
+  /// Never replaces anything: the new name is made with `link(2)`, which fails if anything, even
+  /// a dangling symbolic link, is there, and then the old name is removed. The name is shortened
+  /// to fit the file system's 255-byte limit. On a file system without hard links, the file is
+  /// renamed to a name checked to be free.
+  ///
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause if the file
+  ///   can't be moved; it is then where it was.
+  static func moveAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {
+    // 20261130T154000Z: sorts by time, and holds no character a file name can't.
+    let stamp = now.formatted(
+      Date.ISO8601FormatStyle(
+        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted,
+        timeZone: .gmt))
+    let folder = url.deletingLastPathComponent()
+    var base = url.lastPathComponent
+    let suffix = ".corrupt-\(stamp)"
+    // Room for the suffix and a counter within NAME_MAX.
+    while base.utf8.count + suffix.utf8.count + 4 > 255, !base.isEmpty { base.removeLast() }
+    var lastError = ""
+    for counter in 1...64 {
+      let candidate = folder.appendingPathComponent(
+        base + suffix + (counter == 1 ? "" : "-\(counter)"))
+      if link(url.path, candidate.path) == 0 {
+        guard unlink(url.path) == 0 else {
+          let reason = POSIX.lastError
+          _ = unlink(candidate.path)
+          throw SettingsError(
+            .fileNotWritable, path: url.path, reason: "Cannot move it aside: \(reason)")
+        }
+        POSIX.synchronizeFolder(folder.path)
+        return candidate
+      }
+      let code = errno
+      lastError = POSIX.lastError
+      if code == EEXIST { continue }
+      guard code == EPERM || code == EXDEV || code == EOPNOTSUPP || code == EMLINK else { break }
+      // No hard links here: rename to a name nothing holds (lstat sees dangling links too).
+      var info = stat()
+      guard lstat(candidate.path, &info) != 0, errno == ENOENT else { continue }
+      if POSIX.renameFile(url.path, candidate.path) {
+        POSIX.synchronizeFolder(folder.path)
+        return candidate
+      }
+      lastError = POSIX.lastError
+      break
+    }
+    throw SettingsError(
+      .fileNotWritable, path: url.path,
+      reason: "Cannot move it aside to '\(folder.path)/\(base)\(suffix)': \(lastError)")
   }
 }

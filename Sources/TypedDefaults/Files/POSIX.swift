@@ -45,6 +45,15 @@ enum POSIX {
     }
   }
 
+  /// Flushes a folder's entries (a rename or link in it) to disk; failures are ignored, since the
+  /// folder's files are correct either way.
+  static func synchronizeFolder(_ path: String) {
+    let descriptor = openFile(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = synchronize(descriptor)
+    closeFile(descriptor)
+  }
+
   static func setMode(_ descriptor: Int32, _ mode: mode_t) -> Bool {
     fchmod(descriptor, mode) == 0
   }
@@ -71,6 +80,34 @@ enum POSIX {
 
   static func closeFile(_ descriptor: Int32) {
     _ = close(descriptor)
+  }
+
+  /// A file's owner and group.
+  struct Owner: Equatable {
+    var user: uid_t
+    var group: gid_t
+  }
+
+  /// The owner and group of an existing file, following symbolic links; `nil` if there is none.
+  static func owner(ofFileAt path: String) -> Owner? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Owner(user: info.st_uid, group: info.st_gid)
+  }
+
+  /// Gives an open file an owner and group, where this process may (root may; others only their
+  /// own groups); a refusal is ignored, since the file is correct either way.
+  static func setOwner(_ descriptor: Int32, _ owner: Owner) {
+    _ = fchown(descriptor, owner.user, owner.group)
+  }
+
+  /// Whether this process runs as root, which may give files to other users.
+  static var isRoot: Bool { geteuid() == 0 }
+
+  /// Whether a process with this identifier exists (`kill(pid, 0)`; one owned by another user
+  /// exists too).
+  static func processExists(_ process: Int32) -> Bool {
+    kill(process, 0) == 0 || errno == EPERM
   }
 
   /// The permission bits of an existing file, following symbolic links; `nil` if there is none.

@@ -130,7 +130,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
       reason: "The root is \(Self.article(root.kind)), not \(expected)")
   }
 
-  private func readData() throws(SettingsError) -> Data? {
+  /// The file's bytes, or `nil` if there is no file; refuses what ``read()`` refuses before
+  /// looking at the contents.
+  func readData() throws(SettingsError) -> Data? {
     switch POSIX.kind(ofFileAt: url.path) {
     case .missing:
       return nil  // also a symbolic link to nothing
@@ -267,6 +269,10 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     if format == .xml, let problem = XMLPropertyListRules.problem(inRoot: root) {
       throw SettingsError(.valueNotRepresentable, path: path, reason: problem)
     }
+    if format == .binary, let seconds = nonFiniteDate(in: root) {
+      throw SettingsError(
+        .valueNotRepresentable, path: path, reason: binaryDateProblem(seconds))
+    }
     let nativeFormat: PropertyListSerialization.PropertyListFormat
     switch format {
     case .xml: nativeFormat = .xml
@@ -279,17 +285,36 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
       )
     }
     do {
-      return try PropertyListSerialization.data(
+      let data = try PropertyListSerialization.data(
         fromPropertyList: FoundationBridge.object(from: root),
         format: nativeFormat,
         options: 0
       )
+      return format == .xml ? escapingCarriageReturns(data) : data
     } catch {
       throw SettingsError(.valueNotRepresentable, path: path, reason: Self.describe(error))
     }
   }
 
   // MARK: - Helpers
+
+  /// XML with each carriage return written as `&#13;`. Foundation writes a carriage return in a
+  /// string raw, and XML readers (``XMLPropertyListReader``, plistlib) must read a raw one as a
+  /// line feed; the reference keeps it. Foundation's own line breaks are line feeds, so every
+  /// carriage return in its output is in a string or key (and 0x0D is never part of a longer
+  /// UTF-8 sequence).
+  private static func escapingCarriageReturns(_ data: Data) -> Data {
+    guard data.contains(0x0D) else { return data }
+    var escaped = Data(capacity: data.count + 64)
+    for byte in data {
+      if byte == 0x0D {
+        escaped.append(contentsOf: Array("&#13;".utf8))
+      } else {
+        escaped.append(byte)
+      }
+    }
+    return escaped
+  }
 
   /// The most specific human-readable cause Foundation offers for an error.
   static func describe(_ error: any Error) -> String {
@@ -310,5 +335,38 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     case .data: "data"
     default: "a \(kind)"
     }
+  }
+}
+
+extension PropertyListFile {
+  /// The seconds of the first date in `value` that is not finite, or `nil` if there is none.
+  /// ``BinaryPropertyListReader`` refuses such dates (no time is NaN or infinite), so a binary
+  /// file holding one could not be read back: writers refuse them, as they do for XML.
+  ///
+  /// - Parameter value: A value already checked against the depth limit.
+  static func nonFiniteDate(in value: PropertyListValue) -> Double? {
+    switch value {
+    case .date(let date):
+      let seconds = date.timeIntervalSinceReferenceDate
+      return seconds.isFinite ? nil : seconds
+    case .array(let elements):
+      for element in elements {
+        if let seconds = nonFiniteDate(in: element) { return seconds }
+      }
+    case .dictionary(let entries):
+      for entry in entries.values {
+        if let seconds = nonFiniteDate(in: entry) { return seconds }
+      }
+    default:
+      break
+    }
+    return nil
+  }
+
+  /// The reason a binary property list can't hold a date of `seconds`.
+  ///
+  /// - Parameter seconds: A non-finite number of seconds since 2001.
+  static func binaryDateProblem(_ seconds: Double) -> String {
+    "A date is not finite (\(seconds) s), which a binary property list can't hold"
   }
 }

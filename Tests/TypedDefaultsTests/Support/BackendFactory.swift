@@ -70,7 +70,8 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
     }
   }
 
-  static let layeredPlistStore = BackendFactory(name: "LayeredPlistStore", storesXML: true) {
+  /// A store on a new `data.plist`, in its default format: binary.
+  static let layeredPlistStore = BackendFactory(name: "LayeredPlistStore", storesXML: false) {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
     let store = try LayeredPlistStore(persistentFile: file)
@@ -80,13 +81,14 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
     }
   }
 
-  static let binaryLayeredPlistStore = BackendFactory(
-    name: "LayeredPlistStore (binary)",
-    storesXML: false
+  /// A store that asks for XML.
+  static let xmlLayeredPlistStore = BackendFactory(
+    name: "LayeredPlistStore (XML)",
+    storesXML: true
   ) {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
-    let store = try LayeredPlistStore(persistentFile: file, options: .init(format: .binary))
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(format: .xml))
     return Instance(backend: store, resources: [directory]) {
       try store.save()
       return try LayeredPlistStore(persistentFile: file)
@@ -95,6 +97,6 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
 
   /// Every backend of the library: each must pass the conformance suite.
   static let all: [BackendFactory] = [
-    .inMemory, .userDefaults, .layeredPlistStore, .binaryLayeredPlistStore,
+    .inMemory, .userDefaults, .layeredPlistStore, .xmlLayeredPlistStore,
   ]
 }

@@ -74,11 +74,16 @@ extension LayeredPlistStore {
   ) throws(SettingsError) {
     saveLock.lock()
     defer { saveLock.unlock() }
-    let (changes, knownIdentity, ownContents) = state.withLock { state in
-      (
+    let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
+      // Temporary files of killed processes are removed at open and at most once a minute.
+      let now = DispatchTime.now().uptimeNanoseconds
+      let cleansUp = now &- state.lastTemporaryFileCleanup > 60_000_000_000
+      if cleansUp { state.lastTemporaryFileCleanup = now }
+      return (
         state.dirty.map { key, change in (key, state.fileValue(forKey: key), change) },
         state.diskIdentity,
-        state.fileContents()
+        state.fileContents(),
+        cleansUp
       )
     }
     let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
@@ -88,18 +93,19 @@ extension LayeredPlistStore {
       var contents = ownContents
       if POSIX.identity(ofFileAt: target) != knownIdentity {
         // Another process saved since this one last read the file: start from its contents.
-        var onDisk: [String: PropertyListValue] = [:]
-        do throws(SettingsError) {
-          onDisk = try Self.readPersistentDictionary(persistentFile).contents?.entries ?? [:]
-          if let normalization = options.keyNormalization {
-            onDisk = Dictionary(onDisk.map { (normalization.normalize($0), $1) }) { $1 }
+        let read = try Self.readPersistent(
+          persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false)
+        if let recovery = read.recovery {
+          if case .failure(let failure) = recovery.setAside {
+            // Never write over a corrupt file that couldn't be kept.
+            throw SettingsError(
+              .fileNotWritable, path: persistentFile.url.path,
+              reason: "\(recovery.problem.reason); it could not be kept aside "
+                + "(\(failure.reason)), so nothing was written over it")
           }
-        } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-          guard options.movesCorruptFileAside else { throw error }
-          outcome.corruption = error
-          onDisk = [:]
+          outcome.recovery = recovery
         }
-        contents = onDisk
+        contents = read.entries
         for (key, value, _) in changes { contents[key] = value }
         outcome.othersContents = contents
       }
@@ -107,12 +113,7 @@ extension LayeredPlistStore {
         outcome.updatedKey = key
         outcome.othersContents = contents
       }
-      if outcome.corruption != nil {
-        // Never overwrite a corrupt file: keep it beside the new one.
-        outcome.setAside = Result { () throws(SettingsError) in
-          try CorruptFiles.moveAside(URL(fileURLWithPath: target))
-        }
-      }
+      if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: persistentFile.url) }
       try persistentFile.write(.dictionary(contents), format: persistentFormat)
       outcome.identity = POSIX.identity(ofFileAt: target)
       return outcome
@@ -131,9 +132,7 @@ extension LayeredPlistStore {
       state.diskIdentity = outcome.identity
       state.saveCount += 1
     }
-    if let corruption = outcome.corruption {
-      record(corruption, setAside: outcome.setAside)
-    }
+    if let recovery = outcome.recovery { record(recovery) }
   }
 
   /// Saves `data.plist` if this process has unsaved changes (see ``save()``).
@@ -165,31 +164,19 @@ extension LayeredPlistStore {
     guard POSIX.identity(ofFileAt: target) != state.withLock({ $0.diskIdentity }) else {
       return false
     }
-    var contents: [String: PropertyListValue]
-    // The identity taken before the read that succeeded: if the file is replaced after it, the
-    // next reload reads it again rather than missing the change.
-    let identity: FileIdentity?
-    do {
-      let read = try Self.readPersistentDictionary(persistentFile)
-      contents = read.contents?.entries ?? [:]
-      identity = read.identity
-    } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-      guard options.movesCorruptFileAside else { throw error }
-      let setAside = Result { () throws(SettingsError) in
-        try AtomicFile.withLock(on: persistentFile.url) { () throws(SettingsError) in
-          try CorruptFiles.moveAside(URL(fileURLWithPath: target))
-        }
+    let read = try Self.readPersistent(
+      persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true)
+    if let recovery = read.recovery {
+      record(recovery)
+      if read.entries.isEmpty {
+        // Nothing could be read: keep what this process has; the next save writes it.
+        state.withLock { $0.diskIdentity = nil }
+        return false
       }
-      state.withLock { $0.diskIdentity = nil }
-      record(error, setAside: setAside)
-      return false
-    }
-    if let normalization = options.keyNormalization {
-      contents = Dictionary(contents.map { (normalization.normalize($0), $1) }) { $1 }
     }
     return state.withLock { state in
-      state.diskIdentity = identity
-      return state.adopt(contents)
+      state.diskIdentity = read.identity
+      return state.adopt(read.entries)
     }
   }
 
@@ -202,54 +189,50 @@ extension LayeredPlistStore {
     var othersContents: [String: PropertyListValue]?
     /// The key ``update(forKey:_:)`` changed.
     var updatedKey: String?
-    var corruption: SettingsError?
-    var setAside: Result<URL, SettingsError>?
+    /// A corrupt file found on disk and moved aside.
+    var recovery: Recovery?
   }
 
-  /// Reads `data.plist`, waiting out another program rewriting it in place (see
-  /// ``CorruptFiles/readDictionary(_:retryInterval:)``).
-  static func readPersistentDictionary(
+  /// Reads a delivered or bundled file, which must hold a dictionary: a zero-byte file is an
+  /// empty layer; an entry whose value can't be read is left out and returned in `unreadable`.
+  static func readLayerFile(
     _ file: PropertyListFile
-  ) throws(SettingsError) -> (
-    contents: (entries: [String: PropertyListValue], format: PropertyListFile.Format)?,
-    identity: FileIdentity?
-  ) {
-    try CorruptFiles.readDictionary(file, retryInterval: 0.05)
-  }
-
-  /// Reads a file that must hold a dictionary.
-  static func readDictionary(
-    _ file: PropertyListFile
-  ) throws(SettingsError) -> (
-    entries: [String: PropertyListValue], format: PropertyListFile.Format
-  )? {
-    guard let contents = try file.read() else { return nil }
-    return (try file.dictionary(in: contents), contents.format)
-  }
-
-  /// Moves a corrupt `data.plist` found when opening aside, and records it.
-  func setAside(corruptPersistentFile error: SettingsError) {
-    let setAside = Result { () throws(SettingsError) in
-      try AtomicFile.withLock(on: persistentFile.url) { () throws(SettingsError) in
-        try CorruptFiles.moveAside(AtomicFile.resolvedTarget(of: persistentFile.url))
-      }
-    }
-    record(error, setAside: setAside)
+  ) throws(SettingsError) -> (entries: [String: PropertyListValue], unreadable: [SettingsError])? {
+    guard let data = try file.readData() else { return nil }
+    if data.isEmpty { return ([:], []) }
+    let decoded = try PropertyListFile.decode(data, path: file.url.path, salvagingEntries: true)
+    let entries = try file.dictionary(
+      in: PropertyListFile.Contents(root: decoded.root, format: decoded.format))
+    return (entries, decoded.unreadableEntries)
   }
 
   /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
-  private func record(_ error: SettingsError, setAside: Result<URL, SettingsError>?) {
-    problems.withLock { $0.append(error) }
-    let outcome: String
-    switch setAside {
-    case .success(let aside)?: outcome = "moved it to '\(aside.path)'"
-    case .failure(let failure)?: outcome = "could not move it aside (\(failure.reason))"
-    case nil: outcome = "left it in place"
+  func record(_ recovery: Recovery) {
+    problems.withLock { $0 += [recovery.problem] + recovery.unreadableEntries }
+    var outcome: String
+    switch recovery.setAside {
+    case .success(let aside): outcome = "moved it to '\(aside.path)'"
+    case .failure(let failure):
+      outcome = "could not move it aside (\(failure.reason)), so saves won't write over it"
+    }
+    if recovery.unreadableEntries.isEmpty {
+      outcome += " and carried on without its values"
+    } else {
+      outcome += " and carried on with the entries that could be read"
+      if recovery.rewroteSalvagedEntries { outcome += ", written back as a new file" }
     }
     SettingsDiagnostics.report(
       SettingsDiagnostic(
-        kind: .corruptFile, key: nil, backend: name,
-        message: "\(error); \(outcome) and carried on without its values"))
+        kind: .corruptFile, key: nil, backend: name, message: "\(recovery.problem); \(outcome)"))
+  }
+
+  /// Records an entry of a delivered or bundled file that was left out.
+  func record(unreadableShippedEntry problem: SettingsError) {
+    problems.withLock { $0.append(problem) }
+    SettingsDiagnostics.report(
+      SettingsDiagnostic(
+        kind: .corruptFile, key: problem.key, backend: name,
+        message: "\(problem); the layer was read without it"))
   }
 
   /// Saves on the store's own initiative (autosave, exit), reporting a failure, since no caller

@@ -141,41 +141,39 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     self.options = options
     self.name = "LayeredPlistStore(\(persistentFile.path))"
 
-    var identity: FileIdentity?
     var loaded: Set<Layer> = []
     var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
-    var savedFormat = PropertyListFile.Format.xml
-    var recovered: SettingsError?
-    do {
-      let read = try Self.readPersistentDictionary(self.persistentFile)
-      identity = read.identity
-      if let contents = read.contents {
-        layers[Layer.persistent.rawValue] = contents.entries
-        savedFormat = contents.format == .binary ? .binary : .xml
-        loaded.insert(.persistent)
-      }
-    } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-      guard options.movesCorruptFileAside else { throw error }
-      recovered = error
-    }
+    let name = self.name
+    AtomicFile.removeStaleTemporaryFiles(of: self.persistentFile.url)
+    let read = try Self.readPersistent(
+      self.persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
+      reportingClashesAs: name)
+    layers[Layer.persistent.rawValue] = read.entries
+    if read.identity != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
+    var unreadableShippedEntries: [SettingsError] = []
     for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
-      if let file, let contents = try Self.readDictionary(file) {
-        layers[layer.rawValue] = contents.entries
+      if let file, let contents = try Self.readLayerFile(file) {
+        layers[layer.rawValue] = Self.normalizingKeys(
+          of: contents.entries, options: options, layer: layer, store: name)
+        unreadableShippedEntries += contents.unreadable
         loaded.insert(layer)
       }
     }
     self.layersLoadedFromDisk = loaded
-    self.persistentFormat = options.format ?? savedFormat
-    let name = self.name
-    if let normalization = options.keyNormalization {
-      for layer in Layer.allCases {
-        layers[layer.rawValue] = Self.normalizingKeys(
-          of: layers[layer.rawValue], with: normalization, layer: layer, store: name)
-      }
-    }
-    self.state = Locked(State(layers: layers, diskIdentity: recovered == nil ? identity : nil))
+    self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
+    self.state = Locked(
+      State(layers: layers, diskIdentity: read.identity, fileFormat: persistentFormat))
 
-    if let recovered { setAside(corruptPersistentFile: recovered) }
+    if let recovery = read.recovery {
+      // Entries that could be read but weren't written back yet: the next save writes them.
+      if case .success = recovery.setAside, !recovery.rewroteSalvagedEntries {
+        state.withLock { state in
+          for key in read.entries.keys { state.markDirty(key) }
+        }
+      }
+      record(recovery)
+    }
+    for problem in unreadableShippedEntries { record(unreadableShippedEntry: problem) }
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
@@ -205,27 +203,6 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Returns: The key after ``Options/keyNormalization``.
   public func normalizedKey(_ key: String) -> String {
     options.keyNormalization?.normalize(key) ?? key
-  }
-
-  private static func normalizingKeys(
-    of entries: [String: PropertyListValue],
-    with normalization: KeyNormalization,
-    layer: Layer,
-    store: String
-  ) -> [String: PropertyListValue] {
-    var result: [String: PropertyListValue] = [:]
-    result.reserveCapacity(entries.count)
-    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-      let normalized = normalization.normalize(key)
-      if result.updateValue(value, forKey: normalized) != nil {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .typeMismatch, key: normalized, backend: store,
-            message: "Two keys of the \(layer) layer normalize to '\(normalized)'; "
-              + "the value of '\(key)' is used"))
-      }
-    }
-    return result
   }
 
   // MARK: - Reading
@@ -350,7 +327,12 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    if state.withLock({ $0.writePersistent(value, forKey: key) }) { fileDidChange() }
+    let changed = try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+      return state.writePersistent(value, forKey: key)
+    }
+    if changed { fileDidChange() }
   }
 
   /// Stores a value in a writable layer, or removes the key from it when `value` is `nil`.
@@ -394,8 +376,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
     }
-    let changed = state.withLock { state in
-      storable.reduce(false) { changed, entry in
+    let changed = try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: storable.map { ($0.0, $0.1) }, limit: options.maximumFileSize,
+        path: persistentFile.url.path)
+      return storable.reduce(false) { changed, entry in
         state.writePersistent(entry.1, forKey: entry.0) || changed
       }
     }
@@ -427,22 +412,24 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    state.withLock { $0.writeNextLaunch(value, forKey: key) }
+    try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+      state.writeNextLaunch(value, forKey: key)
+    }
     fileDidChange()
   }
 
   /// Checks a value can be stored in a layer and returns it as it will be stored (XML rules for a
-  /// persistent layer saved as XML).
+  /// persistent layer saved as XML; no non-finite date in one saved as binary, which the binary
+  /// reader refuses).
   func storable(
     _ value: PropertyListValue?,
     forKey key: String,
     in layer: Layer
   ) throws(SettingsError) -> PropertyListValue? {
     guard let value else { return nil }
-    try WriteValidation.check(value, key: key)
-    if layer == .persistent, persistentFormat == .xml {
-      return try XMLPropertyListRules.normalized(value, key: key)
-    }
-    return value
+    return try Self.storable(
+      value, forKey: key, format: layer == .persistent ? persistentFormat : .binary)
   }
 }

@@ -26,6 +26,11 @@ enum PropertyListReaders {
 }
 
 extension PropertyListFile.Format {
+  /// The elements an XML property list's root can be.
+  private static let xmlElementNames = [
+    "plist", "dict", "array", "string", "integer", "real", "true", "false", "date", "data",
+  ]
+
   /// The format bytes are in, from their first characters: `bplist` is binary; an XML
   /// declaration, a comment, a DOCTYPE or a `<plist` element (after an optional byte-order mark
   /// and white space, in UTF-8, UTF-16 or UTF-32) is XML; anything else is left to the OpenStep
@@ -59,7 +64,7 @@ extension PropertyListFile.Format {
     // The first characters after the mark, as ASCII (non-ASCII ends the look).
     var text: [UInt8] = []
     var index = start
-    while index + width <= bytes.count, text.count < 6 {
+    while index + width <= bytes.count, text.count < 10 {
       let unit = bytes[index..<index + width]
       let value = bigEndian ? unit.last! : unit.first!
       let others = bigEndian ? unit.dropLast() : unit.dropFirst()
@@ -68,10 +73,14 @@ extension PropertyListFile.Format {
       if text.isEmpty, [0x20, 0x09, 0x0A, 0x0D].contains(value) { continue }
       text.append(value)
     }
-    if text.starts(with: Array("<?".utf8)) || text.starts(with: Array("<!".utf8))
-      || text.starts(with: Array("<plist".utf8))
-    {
+    if text.starts(with: Array("<?".utf8)) || text.starts(with: Array("<!".utf8)) {
       return .xml
+    }
+    // An element: `<plist`, or a bare value root such as `<dict>` (OpenStep's `<0fbd 77>` data
+    // is hexadecimal digits, which no element name is).
+    for name in xmlElementNames where text.starts(with: Array("<\(name)".utf8)) {
+      let next = text.dropFirst(name.utf8.count + 1).first
+      if next == nil || [0x3E, 0x2F, 0x20, 0x09, 0x0A, 0x0D].contains(next!) { return .xml }
     }
     return .openStep
   }

@@ -1,0 +1,179 @@
+import Foundation
+
+extension LayeredPlistStore {
+  /// What reading `data.plist` gave, after any recovery from a corrupt or partly unreadable file.
+  struct PersistentRead {
+    /// The entries to use: the file's, or what could be saved of them.
+    var entries: [String: PropertyListValue] = [:]
+    /// The file's format; `nil` if there was no file or it was empty.
+    var format: PropertyListFile.Format?
+    /// The identity of the file the entries came from, as it is now on disk (after a rewrite of
+    /// salvaged entries, the new file's); `nil` if no file holds them.
+    var identity: FileIdentity?
+    /// The corruption found, with the entries that were left out (empty for a file corrupt as a
+    /// whole), and what became of the original file.
+    var recovery: Recovery?
+  }
+
+  /// A corrupt or partly unreadable `data.plist` and what the store did about it.
+  struct Recovery {
+    /// The problem, as reported in ``LayeredPlistStore/recoveredProblems``.
+    var problem: SettingsError
+    /// One error per entry left out, naming its key.
+    var unreadableEntries: [SettingsError]
+    /// Where the original bytes were moved, or why they couldn't be (the file is then left
+    /// where it is and saves refuse to write over it).
+    var setAside: Result<URL, SettingsError>
+    /// Whether the entries that could be read were written back as a new `data.plist`.
+    var rewroteSalvagedEntries: Bool
+  }
+
+  /// The format a store saves `data.plist` in: the option, else the file's own (OpenStep, which
+  /// can't be written, and a new or empty file get binary).
+  static func savingFormat(
+    option: PropertyListFile.Format?, file: PropertyListFile.Format?
+  ) -> PropertyListFile.Format {
+    if let option { return option }
+    return file == .xml ? .xml : .binary
+  }
+
+  /// Checks a value can be stored in a store saving `format`, and returns it as it will be
+  /// stored (XML's rules for an XML file).
+  static func storable(
+    _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format
+  ) throws(SettingsError) -> PropertyListValue {
+    try WriteValidation.check(value, key: key)
+    if format == .xml { return try XMLPropertyListRules.normalized(value, key: key) }
+    if let seconds = PropertyListFile.nonFiniteDate(in: value) {
+      throw SettingsError(
+        .valueNotRepresentable, key: key, reason: PropertyListFile.binaryDateProblem(seconds))
+    }
+    return value
+  }
+
+  /// Reads `data.plist` and, if it is corrupt or holds entries that can't be read (or can't be
+  /// written back in the store's format), recovers from it: under the file lock, and only if the
+  /// file is still the version judged, the original is moved aside (never a file reached through
+  /// a symbolic link, which is the user's and left where it is), and the entries that could be
+  /// read are written back as a new `data.plist` when `rewritesSalvagedEntries`.
+  ///
+  /// - Parameters:
+  ///   - file: `data.plist`.
+  ///   - options: The store's options (format, key normalization, ``Options/movesCorruptFileAside``).
+  ///   - holdingLock: Whether the caller already holds the file lock (a save).
+  ///   - rewritesSalvagedEntries: Whether salvaged entries are written back at once.
+  ///   - store: The store's name, to report keys that normalize to one key; `nil` for no report.
+  /// - Throws: For a corrupt file with ``Options/movesCorruptFileAside`` off, the corruption
+  ///   (the first unreadable entry for a partly unreadable file); ``SettingsError/Code/fileNotReadable``
+  ///   for a file that keeps changing; what reading throws for other reasons.
+  static func readPersistent(
+    _ file: PropertyListFile,
+    options: Options,
+    holdingLock: Bool,
+    rewritesSalvagedEntries: Bool,
+    reportingClashesAs store: String? = nil
+  ) throws(SettingsError) -> PersistentRead {
+    let target = AtomicFile.resolvedTarget(of: file.url)
+    for _ in 0..<8 {
+      var entries: [String: PropertyListValue] = [:]
+      var unreadable: [SettingsError] = []
+      let problem: SettingsError
+      let judged: FileIdentity?
+      var format: PropertyListFile.Format?
+      switch try CorruptFiles.read(file, retryInterval: 0.05, salvaging: true) {
+      case .missing:
+        return PersistentRead()
+      case .corrupt(let error, let identity):
+        (problem, judged) = (error, identity)
+      case .read(let read, let readFormat, let unreadableEntries, let identity):
+        format = readFormat
+        unreadable = unreadableEntries
+        entries = normalizingKeys(of: read, options: options, store: store)
+        // Never keep what can't be written back: a save would fail on it for ever.
+        let saving = savingFormat(option: options.format, file: readFormat)
+        for (key, value) in entries {
+          do {
+            entries[key] = try storable(value, forKey: key, format: saving)
+          } catch {
+            entries[key] = nil
+            unreadable.append(
+              SettingsError(
+                .corruptFile, path: file.url.path, key: key,
+                reason: "Its value can't be written back as \(saving): \(error.reason)"))
+          }
+        }
+        if unreadable.isEmpty {
+          return PersistentRead(entries: entries, format: readFormat, identity: identity)
+        }
+        unreadable.sort { ($0.key ?? "") < ($1.key ?? "") }
+        judged = identity
+        let keys = unreadable.compactMap(\.key).map { "'\($0)'" }.joined(separator: ", ")
+        problem = SettingsError(
+          .corruptFile, path: file.url.path,
+          reason: "\(unreadable.count) of its entries can't be read (\(keys)): "
+            + (unreadable.first?.reason ?? ""))
+      }
+      guard options.movesCorruptFileAside else { throw unreadable.first ?? problem }
+
+      // Judge and move under the lock, and only the version judged.
+      let recover = { () throws(SettingsError) -> PersistentRead? in
+        guard POSIX.identity(ofFileAt: target.path) == judged else { return nil }
+        let setAside: Result<URL, SettingsError>
+        if CorruptFiles.isSymbolicLink(file.url) {
+          setAside = .failure(
+            SettingsError(
+              .fileNotWritable, path: file.url.path,
+              reason: "It is a symbolic link to '\(target.path)'; a corrupt file reached "
+                + "through a link is not the store's to move, so it is left as it is"))
+        } else {
+          setAside = Result { () throws(SettingsError) in try CorruptFiles.moveAside(target) }
+        }
+        var rewrote = false
+        var identity: FileIdentity?
+        if case .success = setAside, rewritesSalvagedEntries, !entries.isEmpty {
+          let saving = savingFormat(option: options.format, file: format)
+          if (try? file.write(.dictionary(entries), format: saving)) != nil {
+            rewrote = true
+            identity = POSIX.identity(ofFileAt: target.path)
+          }
+        }
+        return PersistentRead(
+          entries: entries, format: format, identity: identity,
+          recovery: Recovery(
+            problem: problem, unreadableEntries: unreadable, setAside: setAside,
+            rewroteSalvagedEntries: rewrote))
+      }
+      let recovered =
+        holdingLock
+        ? try recover()
+        : try AtomicFile.withLock(on: file.url) { () throws(SettingsError) in try recover() }
+      if let recovered { return recovered }
+      // Another process replaced the file since it was judged: read the new one.
+    }
+    throw SettingsError(
+      .fileNotReadable, path: file.url.path,
+      reason: "It kept being replaced while the store recovered from a corrupt version")
+  }
+
+  /// The entries with the store's key normalization applied (on a clash, the key sorting last
+  /// wins, with a diagnostic).
+  static func normalizingKeys(
+    of entries: [String: PropertyListValue], options: Options, layer: Layer = .persistent,
+    store: String? = nil
+  ) -> [String: PropertyListValue] {
+    guard let normalization = options.keyNormalization else { return entries }
+    var result: [String: PropertyListValue] = [:]
+    result.reserveCapacity(entries.count)
+    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+      let normalized = normalization.normalize(key)
+      if result.updateValue(value, forKey: normalized) != nil, let store {
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .typeMismatch, key: normalized, backend: store,
+            message: "Two keys of the \(layer) layer normalize to '\(normalized)'; "
+              + "the value of '\(key)' is used"))
+      }
+    }
+    return result
+  }
+}
