@@ -546,7 +546,7 @@ import Testing
     }
   }
 
-  @Test func staleTemporaryFilesOfDeadProcessesAreRemovedWhenAStoreOpens() throws {
+  @Test func staleTemporaryFilesOfDeadProcessesAreRemovedWhenAStoreOpensAndBySaves() throws {
     let directory = try TemporaryDirectory()
     defer { withExtendedLifetime(directory) {} }
     let file = directory.file("data.plist")
@@ -571,7 +571,15 @@ import Testing
     #expect(try Data(contentsOf: directory.file("notes.tmp.txt")) == Data("not ours".utf8))
     #expect(store.value(forKey: "a") == 1)
 
+    // Saves remove them too, at most once a minute: one left since, and the minute passed.
+    try Data("half a plist".utf8).write(to: directory.file(".data.plist.\(dead).5.tmp"))
     try store.setValue(2, forKey: "a")
+    try store.save()
+    #expect(Self.temporaryFiles(in: directory.url).count == 2)  // within the minute: kept
+    store.state.withLock {
+      $0.lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds &- 61_000_000_000
+    }
+    try store.setValue(3, forKey: "a")
     try store.save()
     #expect(Self.temporaryFiles(in: directory.url) == [".data.plist.1.3.tmp"])
     #expect(try Data(contentsOf: live) == Data("in progress".utf8))
