@@ -336,6 +336,22 @@ import Testing
     #expect(attributes[.ownerAccountID] as? Int == 4242)
   }
 
+  @Test(arguments: [200, 240, 255])
+  func aStoreOnAFileWithALongNameSavesAndCleansUp(_ length: Int) throws {
+    let directory = try TemporaryDirectory()
+    let name = String(repeating: "é", count: (length - 6) / 2) + ".plist"
+    let file = directory.file(name)
+    let store = try LayeredPlistStore(persistentFile: file)
+    try store.setValue(1, forKey: "a")
+    try store.save()
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": 1])
+    // A temporary file a killed process left, with the shortened name, is recognised as stale.
+    let stale = AtomicFile.temporaryPrefix(for: file) + "999999999.1.tmp"
+    try Data("x".utf8).write(to: directory.file(stale))
+    _ = try LayeredPlistStore(persistentFile: file)
+    #expect(!FileManager.default.fileExists(atPath: directory.file(stale).path))
+  }
+
   @Test func aLockFileThatIsALinkIsNeverFollowed() throws {
     let directory = try TemporaryDirectory()
     let outside = try TemporaryDirectory()
