@@ -43,10 +43,16 @@ enum Output {
 
   /// The text with every control character (U+0000–U+001F, U+007F–U+009F) and the line and
   /// paragraph separators (U+2028, U+2029) written as `\u{…}`, in uppercase hex: `\u{1B}`.
-  static func escapingControlCharacters(_ text: String) -> String {
+  /// With `keepingLinesAndTabs`, line feeds and tabs stay as they are (a multi-line value
+  /// prints on several lines), while escape sequences still can't reach the terminal.
+  static func escapingControlCharacters(
+    _ text: String, keepingLinesAndTabs: Bool = false
+  ) -> String {
     var escaped = ""
     for scalar in text.unicodeScalars {
       switch scalar.value {
+      case 0x0A where keepingLinesAndTabs, 0x09 where keepingLinesAndTabs:
+        escaped.unicodeScalars.append(scalar)
       case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029:
         escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
       default:

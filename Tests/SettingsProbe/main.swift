@@ -104,6 +104,10 @@ do {
       close(descriptor)
       if idle > 0 { usleep(idle) }
     }
+  case "save-states":  // see FaultModes.swift
+    try saveStates(backend, arguments)
+  case "flip":
+    try flip(location, arguments)
   case "save-loop":
     guard let store = backend as? LayeredPlistStore else { fail("save-loop needs a layered store") }
     var counter: Int64 = 0

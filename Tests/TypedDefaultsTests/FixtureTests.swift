@@ -193,6 +193,75 @@ struct FixtureTests {
     }
   }
 
+  // MARK: - 6. Every loading path: a value or a typed error, never a crash or a lost byte
+
+  @Test(
+    "Every fixture as data.plist, as the bundled layer and through PropertyListFile",
+    arguments: Catalog.allFiles)
+  func everyLoadingPathEndsInAValueOrATypedError(_ name: String) throws {
+    let original = try Data(contentsOf: Catalog.url(of: name))
+    let read: Result<PropertyListFile.Contents?, SettingsError> = Result {
+      () throws(SettingsError) in try PropertyListFile(url: Catalog.url(of: name)).read()
+    }
+    if case .failure(let error) = read {
+      #expect(error.code == .corruptFile || error.code == .fileTooLarge, "\(name): \(error)")
+    }
+
+    // As data.plist: the store opens; what it can't use is reported and kept aside whole.
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try original.write(to: file)
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    let asides = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+      .filter { $0.hasPrefix("data.plist.corrupt-") }
+    if store.recoveredProblems.isEmpty {
+      #expect(asides.isEmpty, "\(name)")
+      if case .success(let contents?) = read, case .dictionary(let entries) = contents.root {
+        let saving = LayeredPlistStore.savingFormat(option: nil, file: contents.format)
+        let expected = try entries.mapValues { value in
+          try LayeredPlistStore.storable(value, forKey: "", format: saving)
+        }
+        #expect(store.dictionaryRepresentation(of: .persistent) == expected, "\(name)")
+      } else {
+        #expect(original.isEmpty, "\(name): not a dictionary, yet nothing was reported")
+      }
+    } else {
+      #expect(asides.count == 1, "\(name): \(asides)")
+      if let aside = asides.first {
+        #expect(try Data(contentsOf: directory.file(aside)) == original, "\(name)")
+      }
+    }
+
+    // As the bundled layer: it loads, or the initializer throws a typed error naming the file.
+    do throws(SettingsError) {
+      _ = try LayeredPlistStore(
+        persistentFile: directory.file("other.plist"), bundledFile: Catalog.url(of: name),
+        options: .init(savesAtExit: false))
+    } catch {
+      let allowed: [SettingsError.Code] = [.corruptFile, .wrongRootType, .fileTooLarge]
+      #expect(allowed.contains(error.code), "\(name): \(error)")
+      #expect(error.path == Catalog.url(of: name).path, "\(name)")
+    }
+    #expect(try Data(contentsOf: Catalog.url(of: name)) == original)
+  }
+
+  @Test(
+    "Every fixture through the tool's read and import: a result or an error, never a crash",
+    arguments: Catalog.allFiles)
+  func everyFixtureThroughTheToolEndsInAResultOrAnError(_ name: String) throws {
+    let directory = try TemporaryDirectory()
+    do {
+      let path = Catalog.url(of: name).path
+      let read = try runProduct("settings", ["read", path])
+      #expect([0, 1].contains(read.status), "read \(name): status \(read.status)")
+      #expect(read.status == 0 || !read.standardError.isEmpty, "read \(name)")
+      let target = directory.file("\(name).imported.plist").path
+      let imported = try runProduct("settings", ["import", target, path])
+      #expect([0, 1].contains(imported.status), "import \(name): status \(imported.status)")
+      #expect(imported.status == 0 || !imported.standardError.isEmpty, "import \(name)")
+    }
+  }
+
   // MARK: - 5. PropertyListFile round trip
 
   @Test(
@@ -379,6 +448,7 @@ private struct Catalog: Sendable {
 
   /// Every invalid/ file.
   static let invalidFiles = names { $0.folder == "invalid" }
+  static let allFiles = names { _ in true }
 }
 
 // MARK: - Opening stores

@@ -110,14 +110,16 @@ import Testing
     #expect(try file.readDictionary() == ["small": 1])
   }
 
-  @Test func aSaveThatWouldExceedTheStoresReadingLimitFailsAndKeepsTheChanges() throws {
+  @Test func aWriteThatWouldExceedTheStoresReadingLimitIsRefusedAndChangesNothing() throws {
     let directory = try TemporaryDirectory()
     let store = try LayeredPlistStore(
       persistentFile: directory.file("data.plist"), options: .init(maximumFileSize: 4096))
-    try store.setValue(.data(Data(count: 8192)), forKey: "blob")
-    let error = #expect(throws: SettingsError.self) { try store.save() }
+    let error = #expect(throws: SettingsError.self) {
+      try store.setValue(.data(Data(count: 8192)), forKey: "blob")
+    }
     #expect(error?.code == .fileTooLarge)
-    #expect(store.hasUnsavedChanges)
+    #expect(error?.key == "blob")
+    #expect(!store.hasUnsavedChanges)
   }
 
   @Test func theLargestSizeLimitDoesNotOverflow() throws {

@@ -76,11 +76,13 @@ import Testing
     #expect(String(propertyListValue: true) == nil)
   }
 
-  @Test func urlReadsURLsWithASchemeAndAbsolutePaths() {
+  @Test func urlReadsWhatItWritesWithOrWithoutAScheme() {
     #expect(URL(propertyListValue: "https://example.com/x") == URL(string: "https://example.com/x"))
     #expect(URL(propertyListValue: "/tmp/a b") == URL(fileURLWithPath: "/tmp/a b"))
     #expect(URL(propertyListValue: "~/Documents")?.path.hasSuffix("/Documents") == true)
-    #expect(URL(propertyListValue: "relative/path") == nil)
+    // A URL without a scheme reads back as written (URL(string: "www.example.com")).
+    #expect(URL(propertyListValue: "relative/path") == URL(string: "relative/path"))
+    #expect(URL(propertyListValue: "www.example.com") == URL(string: "www.example.com"))
     #expect(URL(propertyListValue: "") == nil)
     // File URLs are stored as paths (what UserDefaults.url(forKey:) reads), others as strings.
     #expect(URL(fileURLWithPath: "/tmp/x").propertyListValue() == "/tmp/x")

@@ -9,17 +9,7 @@ import Testing
 @Suite struct XMLPropertyListReaderTests {
   // MARK: - Helpers
 
-  private func plist(_ body: String) -> Data {
-    Data(
-      """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-      <plist version="1.0">
-      \(body)
-      </plist>
-
-      """.utf8)
-  }
+  private func plist(_ body: String) -> Data { xmlPropertyList(body) }
 
   private func read(
     _ data: Data, salvaging: Bool = false

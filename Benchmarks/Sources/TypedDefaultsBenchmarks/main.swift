@@ -43,7 +43,7 @@ SettingsDiagnostics.handler = { diagnostic in
 
 let effort = quick ? Effort.quick : Effort.full
 let figures = Figures(effort: effort)
-let measurements: [(String, () throws -> Figure)] = [
+let measurements: [(String, () throws -> Figure?)] = [
   ("read-memory", figures.settingIntReadInMemory),
   ("write-memory", figures.settingIntWriteInMemory),
   ("read-userdefaults", figures.settingIntReadUserDefaults),
@@ -54,6 +54,8 @@ let measurements: [(String, () throws -> Figure)] = [
   ("save-binary", { try figures.save(format: .binary) }),
   ("open-xml", { try figures.open(format: .xml) }),
   ("open-binary", { try figures.open(format: .binary) }),
+  ("decode-xml", { try figures.decodeThroughput(format: .xml) }),
+  ("decode-binary", { try figures.decodeThroughput(format: .binary) }),
   ("autosave", figures.debouncedAutosave),
   ("discovery", figures.discovery),
   ("first-discovery", figures.firstDiscovery),
@@ -70,7 +72,10 @@ print(
 )
 var results: [Figure] = []
 for (identifier, measure) in measurements where filter.map({ identifier.contains($0) }) ?? true {
-  let figure = try measure()
+  guard let figure = try measure() else {
+    print("\(identifier): skipped (the shared fixture corpus is not beside the project)")
+    continue
+  }
   results.append(figure)
   let verdict = figure.meetsTarget.map { $0 ? "ok" : "MISSED" } ?? ""
   let target = figure.target.map { "target ≤ \(formatted($0))" } ?? ""

@@ -25,7 +25,8 @@ enum ReadCommand: Command {
 
     Keys are sorted. Booleans print as 1 and 0, dates in UTC, data as its length and bytes. In a
     dictionary or array, text is quoted unless it is only letters and digits, with \\", \\\\, \\n,
-    \\t and \\Uxxxx escapes; a single value (read domain key) prints as it is.
+    \\t and \\Uxxxx escapes; a single value (read domain key) prints as it is, but for control
+    characters other than tab and line feed, written as \\u{…}.
     A property-list file domain prints its root, whatever its type; other domains are
     dictionaries (a layered store folder prints the merged view: the value of each key that wins).
 
@@ -57,7 +58,9 @@ enum ReadCommand: Command {
       guard let root = try domain.readRoot() else { throw Failure.missingDomain(domain) }
       return try Output.write(OldStylePlist.render(root) + "\n")
     }
-    try Output.write(OldStylePlist.render(try value(of: key, in: domain)) + "\n")
+    // As it is, but for control characters: a stored escape sequence never reaches the terminal.
+    let rendered = OldStylePlist.render(try value(of: key, in: domain))
+    try Output.write(Output.escapingControlCharacters(rendered, keepingLinesAndTabs: true) + "\n")
   }
 
   /// A key's value in a domain (for a layered store, the value that wins).

@@ -118,7 +118,31 @@ enum AtomicFile {
   static func temporaryPath(for target: URL) -> String {
     let process = ProcessInfo.processInfo.processIdentifier
     return target.deletingLastPathComponent().appendingPathComponent(
-      ".\(target.lastPathComponent).\(process).\(UInt32.random(in: 0...UInt32.max)).tmp"
+      temporaryPrefix(for: target) + "\(process).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    ).path
+  }
+
+  /// `.<name>.`, with the name shortened so that the whole temporary name (a process number and
+  /// a random number of up to 10 digits each, `.tmp`) fits the file system's 255-byte limit.
+  static func temporaryPrefix(for target: URL) -> String {
+    ".\(shortened(target.lastPathComponent, toBytes: 255 - 2 - 10 - 1 - 10 - 4))."
+  }
+
+  /// The name cut at a character boundary to at most `limit` bytes of UTF-8.
+  static func shortened(_ name: String, toBytes limit: Int) -> String {
+    guard name.utf8.count > limit else { return name }
+    var result = ""
+    for character in name {
+      guard result.utf8.count + character.utf8.count <= limit else { break }
+      result.append(character)
+    }
+    return result
+  }
+
+  /// The lock file of a file: `<name>.lock` beside it, the name shortened to fit 255 bytes.
+  static func lockPath(for target: URL) -> String {
+    target.deletingLastPathComponent().appendingPathComponent(
+      shortened(target.lastPathComponent, toBytes: 255 - 5) + ".lock"
     ).path
   }
 
@@ -128,7 +152,7 @@ enum AtomicFile {
   static func removeStaleTemporaryFiles(of url: URL) {
     let target = resolvedTarget(of: url)
     let folder = target.deletingLastPathComponent().path
-    let prefix = ".\(target.lastPathComponent)."
+    let prefix = temporaryPrefix(for: target)
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
     let ownProcess = ProcessInfo.processInfo.processIdentifier
     for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
@@ -153,7 +177,7 @@ enum AtomicFile {
     _ body: () throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
     let target = resolvedTarget(of: url)
-    let lockPath = target.path + ".lock"
+    let lockPath = lockPath(for: target)
     let folder = target.deletingLastPathComponent()
     var descriptor = POSIX.openFile(
       lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)

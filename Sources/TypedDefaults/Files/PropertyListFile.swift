@@ -13,9 +13,11 @@ import Foundation
 /// let values = try file.readDictionary()  // ["key1": "v1", "key2": "v2"]
 /// ```
 ///
-/// Reading uses `PropertyListSerialization`, so XML, binary and OpenStep (old-style) files are
-/// accepted; writing produces XML or binary. Writes replace the file atomically and durably
-/// (see ``write(_:format:)``): readers see the old file or the new one, never a mix.
+/// Reading accepts XML, binary and OpenStep (old-style) files: binary and XML through the
+/// library's own strict readers, which decode straight into ``PropertyListValue`` and never crash
+/// on hostile input, OpenStep through `PropertyListSerialization`; writing produces XML or
+/// binary. Writes replace the file atomically and durably (see ``write(_:format:)``): readers see
+/// the old file or the new one, never a mix.
 ///
 /// `PropertyListFile` is a value; reading and writing from several threads is safe, though two
 /// concurrent writes to one file leave whichever finished last.

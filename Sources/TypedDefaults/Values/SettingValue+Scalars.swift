@@ -313,9 +313,10 @@ extension Data: SettingValue {
 // MARK: - URL
 
 extension URL: SettingValue {
-  /// Reads a string holding a URL with a scheme (`https://…`, `file:///…`), or an absolute file
-  /// path (`/…`, or `~/…` relative to the home directory), as `UserDefaults.url(forKey:)` reads a
-  /// path.
+  /// Reads a string holding a URL (`https://…`, `file:///…`, or one without a scheme, such as
+  /// `www.example.com`, read back as `URL(string:)` gives it, so what was written reads back
+  /// equal), or an absolute file path (`/…`, or `~/…` relative to the home directory), as
+  /// `UserDefaults.url(forKey:)` reads a path.
   ///
   /// - Parameter propertyListValue: The stored value.
   public init?(propertyListValue: PropertyListValue) {
@@ -324,7 +325,7 @@ extension URL: SettingValue {
       self = URL(fileURLWithPath: string)
     } else if string == "~" || string.hasPrefix("~/") {
       self = URL(fileURLWithPath: NSString(string: string).expandingTildeInPath)
-    } else if let url = URL(string: string), url.scheme != nil {
+    } else if let url = URL(string: string) {
       self = url
     } else {
       return nil

@@ -198,3 +198,18 @@ func runExecutable(
   process.waitUntilExit()
   return (process.terminationStatus, outputData, errorData.withLock { $0 })
 }
+
+// MARK: - Property lists
+
+/// An XML property list, with the declaration and DOCTYPE Foundation writes, around `body`.
+func xmlPropertyList(_ body: String) -> Data {
+  Data(
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0">
+    \(body)
+    </plist>
+
+    """.utf8)
+}

@@ -4,10 +4,12 @@ extension LayeredPlistStore {
   /// How the store reads, writes and saves its files.
   public struct Options: Sendable {
     /// The format `data.plist` is saved in; `nil` (the default) keeps the format the file had
-    /// when it was opened, and uses XML for a new file.
+    /// when it was opened, and uses binary for a new (or empty, or OpenStep) file, as Apple
+    /// platforms keep preferences.
     ///
-    /// XML is readable and diffable by people and keeps dates to whole seconds; binary is
-    /// smaller, faster to read and write, and keeps dates exactly. See
+    /// Binary is smaller, faster to read and write, and keeps every value exactly (dates, `-0.0`,
+    /// control characters); XML is readable and diffable by people and keeps dates to whole
+    /// seconds. See
     /// <doc:ValueTypesAndConversions> for what XML can't hold.
     public var format: PropertyListFile.Format?
     /// The largest file, in bytes, the store reads or writes; a larger file is refused with
@@ -33,7 +35,7 @@ extension LayeredPlistStore {
     /// Creates options.
     ///
     /// - Parameters:
-    ///   - format: The format to save `data.plist` in; `nil` keeps the file's own (XML if new).
+    ///   - format: The format to save `data.plist` in; `nil` keeps the file's own (binary if new).
     ///   - maximumFileSize: The largest file, in bytes, to read or write; 16 MiB by default.
     ///   - autosave: When to save without an explicit call; ``AutosavePolicy/manual`` by default.
     ///   - savesAtExit: Whether to save unsaved changes at normal process exit and when the store

@@ -24,9 +24,13 @@ extension LayeredPlistStore {
       storable[key] = try self.storable(value, forKey: key, in: .persistent)
     }
     let recordKey = normalizedKey(Self.serverConfigurationKeysKey)
-    let changed = state.withLock { state in
+    let changed = try state.withLock { state throws(SettingsError) in
       let previous = Set(
         state.persistent[recordKey]?.arrayValue?.compactMap(\.stringValue) ?? [])
+      let removed = replacingPrevious ? previous.subtracting(storable.keys) : []
+      try state.checkFileSize(
+        after: storable.map { ($0.key, $0.value) } + removed.map { ($0, nil) },
+        limit: options.maximumFileSize, path: persistentFile.url.path)
       var changed = false
       if replacingPrevious {
         for key in previous.subtracting(storable.keys) {

@@ -29,9 +29,21 @@ extension LayeredPlistStore {
     /// When a save last removed stale temporary files (`DispatchTime` uptime, nanoseconds).
     var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
 
-    init(layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?) {
+    /// The format `data.plist` is saved in, for ``sizeBounds``.
+    let fileFormat: PropertyListFile.Format
+    /// For each key of `data.plist` as this process wants it, an upper bound of its share of the
+    /// encoded file (``EncodedSizeBound``); computed at the first write, then kept up to date.
+    var sizeBounds: [String: Int]?
+    /// The sum of ``sizeBounds`` and the empty file's bound.
+    var totalSizeBound = 0
+
+    init(
+      layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?,
+      fileFormat: PropertyListFile.Format
+    ) {
       self.layers = layers
       self.diskIdentity = diskIdentity
+      self.fileFormat = fileFormat
       // Start from the lowest non-empty layer with `mapValues`, which reuses its hash table
       // (opening a store with one big file then costs no rehashing), and let the layers above
       // override it.
@@ -82,6 +94,49 @@ extension LayeredPlistStore {
       return cell
     }
 
+    /// Throws if `data.plist` holding these values for these keys (`nil`: removed) could be
+    /// larger than `limit` bytes, so that no write is accepted that no save could write.
+    ///
+    /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and, for one key, the key.
+    mutating func checkFileSize(
+      after writes: [(key: String, value: PropertyListValue?)], limit: Int, path: String
+    ) throws(SettingsError) {
+      if sizeBounds == nil {
+        var bounds: [String: Int] = [:]
+        var total = EncodedSizeBound.emptyFile(format: fileFormat)
+        for (key, value) in fileContents() {
+          let bound = EncodedSizeBound.entry(key: key, value: value, format: fileFormat)
+          bounds[key] = bound
+          total += bound
+        }
+        sizeBounds = bounds
+        totalSizeBound = total
+      }
+      var total = totalSizeBound
+      for (key, value) in writes {
+        total -= sizeBounds?[key] ?? 0
+        if let value { total += EncodedSizeBound.entry(key: key, value: value, format: fileFormat) }
+      }
+      guard total > limit else { return }
+      throw SettingsError(
+        .fileTooLarge, path: path, key: writes.count == 1 ? writes[0].key : nil,
+        reason: "Storing it could make the file \(total) bytes, over the limit of \(limit) "
+          + "that the store writes and reads back; nothing was changed")
+    }
+
+    /// Brings ``sizeBounds`` up to date after the file's value for `key` changed.
+    mutating func fileValueChanged(forKey key: String) {
+      guard sizeBounds != nil else { return }
+      totalSizeBound -= sizeBounds?[key] ?? 0
+      if let value = fileValue(forKey: key) {
+        let bound = EncodedSizeBound.entry(key: key, value: value, format: fileFormat)
+        sizeBounds?[key] = bound
+        totalSizeBound += bound
+      } else {
+        sizeBounds?[key] = nil
+      }
+    }
+
     mutating func markDirty(_ key: String) {
       changeCount &+= 1
       dirty[key] = changeCount
@@ -105,6 +160,7 @@ extension LayeredPlistStore {
       layers[Layer.persistent.rawValue][key] = value
       resolve(key)
       markDirty(key)
+      fileValueChanged(forKey: key)
       return true
     }
 
@@ -116,12 +172,14 @@ extension LayeredPlistStore {
       guard layers[Layer.persistent.rawValue][key] != value else { return }
       layers[Layer.persistent.rawValue][key] = value
       resolve(key)
+      fileValueChanged(forKey: key)
     }
 
     /// Records a value for `data.plist` that this run doesn't see.
     mutating func writeNextLaunch(_ value: PropertyListValue?, forKey key: String) {
       nextLaunch.updateValue(value, forKey: key)
       markDirty(key)
+      fileValueChanged(forKey: key)
     }
 
     /// Takes in the contents of `data.plist` as another process left them, except for keys this
@@ -137,6 +195,7 @@ extension LayeredPlistStore {
       {
         layers[Layer.persistent.rawValue][key] = contents[key]
         resolve(key)
+        fileValueChanged(forKey: key)
         changed = true
       }
       return changed

@@ -42,9 +42,11 @@ import Foundation
 /// off), reporting a failure as a diagnostic.
 ///
 /// Every save is atomic and durable: the file is written to a temporary file in the same folder,
-/// flushed to disk and renamed over `data.plist`, so a crash leaves the old file or the new one.
-/// A new file is created readable and writable by its owner only (0600); an existing file keeps
-/// its permissions; a symbolic link is kept, and the file it points to is replaced. A failed save
+/// flushed to disk and renamed over `data.plist`, so a crash leaves the old file or the new one;
+/// temporary files a killed process left are removed when a store opens. A new file is binary
+/// unless ``Options/format`` says otherwise, and is created readable and writable by its owner
+/// only (0600); an existing file keeps its format, permissions and (where the process may) owner;
+/// a symbolic link is kept, and the file it points to is replaced. A failed save
 /// throws, leaves the file as it was, and keeps the changes in memory for a later save.
 ///
 /// ## Several processes
@@ -60,12 +62,19 @@ import Foundation
 ///
 /// ## Bad files
 ///
-/// A missing file is an empty layer (``layersLoadedFromDisk`` tells which files were found). A
-/// corrupt or truncated `data.plist`, or one whose root isn't a dictionary, is never overwritten:
-/// the store moves it aside to `data.plist.corrupt-<UTC date and time>`, reports it as a
-/// ``SettingsError`` in ``recoveredProblems`` and as a ``SettingsDiagnostic``, and carries on
-/// with an empty persistent layer. A delivered or bundled file that can't be read makes the
-/// initializer throw, since the store must not move files it doesn't own.
+/// A missing or zero-byte file is an empty layer (``layersLoadedFromDisk`` tells which files were
+/// found). Files are read by the library's own strict readers, never by a parser that can crash.
+/// A corrupt or truncated `data.plist`, or one whose root isn't a dictionary, is never
+/// overwritten: under the file lock, and only if it is still the version judged, the store moves
+/// it aside to `data.plist.corrupt-<UTC date and time>`, reports it as a ``SettingsError`` in
+/// ``recoveredProblems`` and as a ``SettingsDiagnostic``, and carries on with an empty persistent
+/// layer. In a well-formed file, a top-level entry whose value can't be read (or written back)
+/// costs only that entry: the original is moved aside, the rest is written back and loaded, and
+/// each lost key is reported. A corrupt file that can't be moved aside (or is reached through a
+/// symbolic link, which the store never renames) is left as it is, and saves throw rather than
+/// write over it. A delivered or bundled file that can't be read makes the initializer throw,
+/// since the store must not move files it doesn't own; one with unreadable entries loads
+/// without them. See <doc:LayeredConfiguration> for every rule.
 ///
 /// ## Performance characteristics
 ///
@@ -161,7 +170,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     }
     self.layersLoadedFromDisk = loaded
     self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
-    self.state = Locked(State(layers: layers, diskIdentity: read.identity))
+    self.state = Locked(
+      State(layers: layers, diskIdentity: read.identity, fileFormat: persistentFormat))
 
     if let recovery = read.recovery {
       // Entries that could be read but weren't written back yet: the next save writes them.
@@ -326,7 +336,12 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    if state.withLock({ $0.writePersistent(value, forKey: key) }) { fileDidChange() }
+    let changed = try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+      return state.writePersistent(value, forKey: key)
+    }
+    if changed { fileDidChange() }
   }
 
   /// Stores a value in a writable layer, or removes the key from it when `value` is `nil`.
@@ -370,8 +385,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
     }
-    let changed = state.withLock { state in
-      storable.reduce(false) { changed, entry in
+    let changed = try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: storable.map { ($0.0, $0.1) }, limit: options.maximumFileSize,
+        path: persistentFile.url.path)
+      return storable.reduce(false) { changed, entry in
         state.writePersistent(entry.1, forKey: entry.0) || changed
       }
     }
@@ -403,7 +421,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    state.withLock { $0.writeNextLaunch(value, forKey: key) }
+    try state.withLock { state throws(SettingsError) in
+      try state.checkFileSize(
+        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+      state.writeNextLaunch(value, forKey: key)
+    }
     fileDidChange()
   }
 
