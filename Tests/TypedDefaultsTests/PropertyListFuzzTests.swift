@@ -57,6 +57,30 @@ import Testing
     }
   }
 
+  @Test("Entity declarations are refused, never expanded, and nesting stops at the limit")
+  func hostileDocumentsAreRefused() throws {
+    var random = SplitMix64(seed: Fuzzer.defaultSeed)
+    var seen: Set<String> = []
+    for _ in 0..<400 {
+      let (data, description) = Hostile.document(&random)
+      seen.insert(String(description.prefix(while: { !$0.isNumber })))
+      let format = PropertyListFile.Format.detect(data)
+      let outcome = Fuzzer.check(data, format: format, salvaging: false)
+      #expect(outcome.problem == nil, "\(description): \(outcome.problem ?? "")")
+      let deep = description.split(separator: " ").compactMap { Int($0) }.first ?? 0
+      let refused =
+        description.contains("entity") || description.contains("laughs")
+        || description.contains("declaring") || description.contains("sharing") || deep > 512
+        || description.contains("unclosed")
+      if refused {
+        #expect(outcome.value == nil, "\(description): read as \(outcome.value.map(brief) ?? "")")
+      } else {
+        #expect(outcome.value != nil, "\(description): refused")
+      }
+    }
+    #expect(seen.count >= 6, "\(seen)")
+  }
+
   @Test("The generator is deterministic: one seed, one sequence of inputs")
   func generatorIsDeterministic() {
     let first = Fuzzer(seed: 7)
