@@ -249,6 +249,13 @@ struct DifferentialTable: Sendable {
     let process = Process()
     process.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
     process.arguments = ["foundation-decode", url.path]
+    // Under ThreadSanitizer the child's own sanitizer would catch the crash and exit with a
+    // report; let the signal kill it instead, so the outcome is the same in every build.
+    var environment = ProcessInfo.processInfo.environment
+    let passSignals = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0"
+    environment["TSAN_OPTIONS"] = [environment["TSAN_OPTIONS"], passSignals]
+      .compactMap { $0 }.joined(separator: ":")
+    process.environment = environment
     process.standardOutput = handle
     process.standardError = FileHandle.nullDevice
     do {

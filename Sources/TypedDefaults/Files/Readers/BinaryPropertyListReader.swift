@@ -39,11 +39,24 @@ enum BinaryPropertyListReader {
   static func read(
     _ data: Data, path: String, salvagingEntries: Bool = false
   ) throws(SettingsError) -> PropertyListReaders.Result {
-    let outcome = data.withUnsafeBytes { bytes in
-      Swift.Result { () throws(Failure) -> Decoded in
-        var decoder = try Decoder(bytes: bytes)
-        return try decoder.decodeRoot(salvaging: salvagingEntries)
+    // The decoder recurses once per level of nesting. Files nest a few levels; one nested
+    // deeper than a small thread stack can surely hold (a secondary thread on Apple platforms
+    // has 512 KiB) is decoded again on a thread of its own with a stack for the deepest file
+    // the limit allows.
+    var outcome = decode(data, salvaging: salvagingEntries, stackDepthLimit: 48)
+    if case .failure(let failure) = outcome, failure.needsDeeperStack {
+      let result = Locked<Swift.Result<Decoded, Failure>?>(nil)
+      let done = DispatchSemaphore(value: 0)
+      let thread = Thread {
+        result.withLock {
+          $0 = decode(data, salvaging: salvagingEntries, stackDepthLimit: .max)
+        }
+        done.signal()
       }
+      thread.stackSize = 64 << 20
+      thread.start()
+      done.wait()
+      outcome = result.withLock { $0 } ?? .failure(Failure("The file could not be decoded"))
     }
     switch outcome {
     case .success(let decoded):
@@ -54,6 +67,19 @@ enum BinaryPropertyListReader {
         })
     case .failure(let failure):
       throw SettingsError(.corruptFile, path: path, reason: failure.reason)
+    }
+  }
+
+  /// Decodes a whole file on the calling thread, nesting containers at most `stackDepthLimit`
+  /// levels before giving up with a failure that ``Failure/needsDeeperStack``.
+  private static func decode(
+    _ data: Data, salvaging: Bool, stackDepthLimit: Int
+  ) -> Swift.Result<Decoded, Failure> {
+    data.withUnsafeBytes { bytes in
+      Swift.Result { () throws(Failure) -> Decoded in
+        var decoder = try Decoder(bytes: bytes, stackDepthLimit: stackDepthLimit)
+        return try decoder.decodeRoot(salvaging: salvaging)
+      }
     }
   }
 
@@ -73,6 +99,20 @@ enum BinaryPropertyListReader {
     init(_ reason: String, isNesting: Bool = false) {
       self.reason = reason
       self.isNesting = isNesting
+      self.needsDeeperStack = false
+    }
+
+    /// Whether the decoding stopped only because this thread's stack might not hold more
+    /// nesting: no fault of the file, and never recorded against it.
+    let needsDeeperStack: Bool
+
+    /// Decoding must continue on a thread with a larger stack.
+    static let deeperStackNeeded = Failure(needingDeeperStack: ())
+
+    private init(needingDeeperStack: Void) {
+      reason = "The values nest deeper than this thread's stack allows"
+      isNesting = false
+      needsDeeperStack = true
     }
 
     /// A failure at a byte offset: `At byte offset: problem`.
@@ -87,7 +127,7 @@ enum BinaryPropertyListReader {
   }
 
   /// What a whole read produces.
-  private struct Decoded {
+  private struct Decoded: Sendable {
     var root: PropertyListValue
     var unreadable: [(key: String, failure: Failure)]
   }
@@ -121,8 +161,12 @@ enum BinaryPropertyListReader {
     ///
     /// - Parameter bytes: The whole file, alive for as long as the decoder.
     /// - Throws: ``Failure`` for a bad header, trailer or offset table.
-    init(bytes: UnsafeRawBufferPointer) throws(Failure) {
+    /// The nesting past which decoding stops with ``Failure/deeperStackNeeded``.
+    let stackDepthLimit: Int
+
+    init(bytes: UnsafeRawBufferPointer, stackDepthLimit: Int) throws(Failure) {
       self.bytes = bytes
+      self.stackDepthLimit = stackDepthLimit
       layout = try BinaryPropertyListTrailer(bytes: bytes)
       guard layout.objectCount < Int(Self.failed) else {
         throw Failure(
@@ -185,6 +229,7 @@ enum BinaryPropertyListReader {
         switch marker >> 4 {
         case 0xA, 0xD:
           guard depth < Self.maximumDepth else { throw nestingFailure(at: offset) }
+          guard depth < stackDepthLimit else { throw Failure.deeperStackNeeded }
           states[index] = Self.inProgress
           decoded =
             marker >> 4 == 0xA
@@ -194,6 +239,8 @@ enum BinaryPropertyListReader {
           decoded = Object(value: try scalar(marker, at: offset), count: 1, height: 0)
         }
       } catch {
+        // This decoder is abandoned; another thread starts afresh.
+        if error.needsDeeperStack { throw error }
         // Remembered, so that a bad object shared by many salvaged entries is read only once.
         states[index] = Self.failed
         failures[index] = (error, depth)
@@ -270,6 +317,7 @@ enum BinaryPropertyListReader {
             value = try object(
               try reference(at: valuePosition), referencedAt: valuePosition, depth: depth + 1)
           } catch {
+            if error.needsDeeperStack { throw error }
             entries[key] = nil  // the last one for a key wins, even when it is unreadable
             unreadable.append((key, error))
             keyPosition &+= layout.referenceSize
