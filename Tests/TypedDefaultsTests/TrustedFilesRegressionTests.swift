@@ -578,6 +578,17 @@ import Testing
     #expect(clock.now - start < .seconds(30), "bounded by the size limit, not the expansion")
   }
 
+  @Test func aFewKilobytesThatExpandToGigabytesOfTextAreRefused() throws {
+    // 1,000 references to one array of 900 references to one 2,000-character string: 1.8 GB.
+    let bomb = Self.binaryPlist([
+      Self.marker(0xA, count: 1000) + Array(repeating: 1, count: 1000),
+      Self.marker(0xA, count: 900) + Array(repeating: 2, count: 900),
+      Self.marker(0x5, count: 2000) + Array(repeating: UInt8(ascii: "x"), count: 2000),
+    ])
+    let error = #expect(throws: SettingsError.self) { _ = try PropertyListFile.decode(bomb) }
+    #expect(error?.reason.contains("bytes of text and data") == true, "\(error?.reason ?? "")")
+  }
+
   @Test func aFileNestedToTheLimitDecodesOnASmallThreadStack() throws {
     // 511 arrays, each holding the next, the last one empty: the deepest nesting allowed.
     var objects: [[UInt8]] = []

@@ -138,6 +138,8 @@ enum BinaryPropertyListReader {
     var value: PropertyListValue
     var count: Int
     var height: Int
+    /// The bytes of text and data it expands to, every use of a shared object counted.
+    var size: Int = 0
   }
 
   /// The decoding of one file's objects, memoized by object index.
@@ -156,6 +158,7 @@ enum BinaryPropertyListReader {
     static let failed = UInt32.max - 1
     static let maximumDepth = PropertyListReaders.maximumDepth
     static let maximumCount = PropertyListReaders.maximumValueCount
+    static let maximumSize = PropertyListReaders.maximumExpandedSize
 
     /// Checks the file's layout (``BinaryPropertyListTrailer``) and prepares one state per object.
     ///
@@ -236,7 +239,14 @@ enum BinaryPropertyListReader {
             ? try array(index, at: offset, depth: depth)
             : try dictionary(index, at: offset, depth: depth, salvaging: false)
         default:
-          decoded = Object(value: try scalar(marker, at: offset), count: 1, height: 0)
+          let value = try scalar(marker, at: offset)
+          let size: Int
+          switch value {
+          case .string(let text): size = text.utf8.count
+          case .data(let bytes): size = bytes.count
+          default: size = 8
+          }
+          decoded = Object(value: value, count: 1, height: 0, size: size)
         }
       } catch {
         // This decoder is abandoned; another thread starts afresh.
@@ -278,6 +288,7 @@ enum BinaryPropertyListReader {
       var elements: [PropertyListValue] = []
       elements.reserveCapacity(count)
       var total = 1
+      var size = 1
       var height = 0
       var position = start
       for _ in 0..<count {
@@ -285,11 +296,13 @@ enum BinaryPropertyListReader {
           try reference(at: position), referencedAt: position, depth: depth + 1)
         elements.append(element.value)
         total += element.count
+        size += element.size
         guard total <= Self.maximumCount else { throw Self.tooManyValues }
+        guard size <= Self.maximumSize else { throw Self.tooLarge }
         height = max(height, element.height)
         position &+= layout.referenceSize
       }
-      return Object(value: .array(elements), count: total, height: height + 1)
+      return Object(value: .array(elements), count: total, height: height + 1, size: size)
     }
 
     /// A dictionary: its count, the key references, then the value references. With
@@ -306,6 +319,7 @@ enum BinaryPropertyListReader {
       var entries: [String: PropertyListValue] = [:]
       entries.reserveCapacity(count)
       var total = 1
+      var size = 1
       var height = 0
       var keyPosition = start
       var valuePosition = start &+ count &* layout.referenceSize
@@ -330,7 +344,9 @@ enum BinaryPropertyListReader {
         }
         entries[key] = value.value
         total += value.count
+        size += value.size + key.utf8.count
         guard total <= Self.maximumCount else { throw Self.tooManyValues }
+        guard size <= Self.maximumSize else { throw Self.tooLarge }
         height = max(height, value.height)
         keyPosition &+= layout.referenceSize
         valuePosition &+= layout.referenceSize
@@ -342,8 +358,12 @@ enum BinaryPropertyListReader {
           entries[entry.key] == nil && reported.insert(entry.key).inserted
         }.reversed()
       }
-      return Object(value: .dictionary(entries), count: total, height: height + 1)
+      return Object(value: .dictionary(entries), count: total, height: height + 1, size: size)
     }
+
+    static let tooLarge = Failure(
+      "It expands to more than \(maximumSize) bytes of text and data: objects referred to many "
+        + "times over")
 
     static let tooManyValues = Failure(
       "It expands to more than \(maximumCount) values: objects referred to many times over")

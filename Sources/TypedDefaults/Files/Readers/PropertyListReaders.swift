@@ -13,6 +13,11 @@ enum PropertyListReaders {
   /// The most values (scalars and containers, counting every use of a shared binary object) one
   /// file may expand to.
   static let maximumValueCount = FoundationBridge.maximumValueCount
+  /// The most bytes of text and data (counting every use of a shared binary object) one file may
+  /// expand to: 256 MiB, sixteen times the largest file read by default. A few kilobytes of
+  /// binary property list can otherwise describe terabytes of text, which whoever prints,
+  /// encodes or compares the value would have to walk.
+  static let maximumExpandedSize = 256 << 20
 
   /// A decoded property list.
   struct Result: Sendable {
