@@ -57,6 +57,8 @@ guard arguments.count >= 3 else {
 let (kind, location, command) = (arguments[0], arguments[1], arguments[2])
 let key = arguments.count > 3 ? arguments[3] : ""
 
+if runRawUserDefaultsMode(arguments) { exit(0) }  // see UserDefaultsModes.swift
+
 do {
   let backend: any SettingsBackend
   switch kind {
@@ -132,7 +134,9 @@ do {
       .dictionary(backend.dictionaryRepresentation()), format: .binary)
     FileHandle.standardOutput.write(try Data(contentsOf: scratch))
   default:
-    fail("unknown command '\(command)'")
+    guard try runUserDefaultsMode(command, backend, arguments) else {  // UserDefaultsModes.swift
+      fail("unknown command '\(command)'")
+    }
   }
 } catch {
   fail("\(error)")
