@@ -622,7 +622,7 @@ import Testing
       depth.withLock { $0 = levels }
       done.signal()
     }
-    thread.stackSize = 256 << 10
+    thread.stackSize = 512 << 10  // a secondary thread's stack on Apple platforms
     thread.start()
     done.wait()
     #expect(depth.withLock { $0 } == 511)

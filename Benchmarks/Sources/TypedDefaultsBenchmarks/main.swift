@@ -48,6 +48,7 @@ let measurements: [(String, () throws -> Figure?)] = [
   ("write-memory", figures.settingIntWriteInMemory),
   ("read-userdefaults", figures.settingIntReadUserDefaults),
   ("write-userdefaults", figures.settingStringWriteUserDefaults),
+  ("save-userdefaults", figures.userDefaultsSaveAfterOneChange),
   ("read-layered", figures.layeredReadFromLowestLayer),
   ("read-codable", figures.codableRead),
   ("save-xml", { try figures.save(format: .xml) }),

@@ -43,7 +43,7 @@ enum BinaryPropertyListReader {
     // deeper than a small thread stack can surely hold (a secondary thread on Apple platforms
     // has 512 KiB) is decoded again on a thread of its own with a stack for the deepest file
     // the limit allows.
-    var outcome = decode(data, salvaging: salvagingEntries, stackDepthLimit: 48)
+    var outcome = decode(data, salvaging: salvagingEntries, stackDepthLimit: 16)
     if case .failure(let failure) = outcome, failure.needsDeeperStack {
       let result = Locked<Swift.Result<Decoded, Failure>?>(nil)
       let done = DispatchSemaphore(value: 0)
