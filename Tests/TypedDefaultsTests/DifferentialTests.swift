@@ -246,41 +246,33 @@ struct DifferentialTable: Sendable {
     else { return Reading(outcome: "PROBE-ERROR", reason: "cannot create \(output.path)") }
     defer { try? handle.close() }
 
-    let process = Process()
-    process.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
-    process.arguments = ["foundation-decode", url.path]
     // Under ThreadSanitizer the child's own sanitizer would catch the crash and exit with a
     // report; let the signal kill it instead, so the outcome is the same in every build.
     var environment = ProcessInfo.processInfo.environment
     let passSignals = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0"
     environment["TSAN_OPTIONS"] = [environment["TSAN_OPTIONS"], passSignals]
       .compactMap { $0 }.joined(separator: ":")
-    process.environment = environment
-    process.standardOutput = handle
-    process.standardError = FileHandle.nullDevice
-    do {
-      try process.run()
-    } catch {
-      return Reading(outcome: "PROBE-ERROR", reason: "cannot launch SettingsProbe: \(error)")
-    }
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning, Date() < deadline {
-      usleep(2_000)  // bounded polling of the child
-    }
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+    // posix_spawn and waitpid rather than Foundation's Process, whose termination monitor can
+    // miss a child's exit when many are started at once (seen under ThreadSanitizer: a child
+    // left a zombie and waitUntilExit never returned).
+    let executable = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe").path
+    let outcome = ChildProcess.run(
+      executable, ["foundation-decode", url.path], environment: environment,
+      standardOutput: handle.fileDescriptor, timeout: timeout)
+    switch outcome {
+    case .notStarted(let reason):
+      return Reading(outcome: "PROBE-ERROR", reason: "cannot launch SettingsProbe: \(reason)")
+    case .timedOut:
       return Reading(outcome: "TIMEOUT", reason: "still running after \(Int(timeout)) s")
-    }
-    process.waitUntilExit()
-    if process.terminationReason == .uncaughtSignal {
-      return Reading(outcome: "CRASH(\(signalName(process.terminationStatus)))")
+    case .signalled(let signal):
+      return Reading(outcome: "CRASH(\(signalName(signal)))")
+    case .exited(let status) where status != 0:
+      let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+      return Reading(outcome: "PROBE-ERROR", reason: "exit status \(status): \(text)")
+    case .exited:
+      break
     }
     let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-    guard process.terminationStatus == 0 else {
-      return Reading(
-        outcome: "PROBE-ERROR", reason: "exit status \(process.terminationStatus): \(text)")
-    }
     let line = text.trimmingCharacters(in: .newlines)
     if line.hasPrefix("FAIL: ") {
       return Reading(outcome: "FAIL", reason: String(line.dropFirst(6)))
