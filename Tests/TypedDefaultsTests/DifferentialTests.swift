@@ -246,10 +246,12 @@ struct DifferentialTable: Sendable {
     else { return Reading(outcome: "PROBE-ERROR", reason: "cannot create \(output.path)") }
     defer { try? handle.close() }
 
-    // Under ThreadSanitizer the child's own sanitizer would catch the crash and exit with a
-    // report; let the signal kill it instead, so the outcome is the same in every build.
+    // Under ThreadSanitizer the child's own sanitizer would catch the crash, or report on
+    // Foundation's threads, and exit with status 66; let the signal kill it instead and keep the
+    // exit status Foundation's, so the outcome is the same in every build.
     var environment = ProcessInfo.processInfo.environment
-    let passSignals = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0"
+    let passSignals =
+      "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0:exitcode=0:report_signal_unsafe=0"
     environment["TSAN_OPTIONS"] = [environment["TSAN_OPTIONS"], passSignals]
       .compactMap { $0 }.joined(separator: ":")
     // posix_spawn and waitpid rather than Foundation's Process, whose termination monitor can
