@@ -42,6 +42,12 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @usableFromInline let slowLock = NSLock()
   /// The last wrong-typed stored value reported, behind `slowLock`.
   @exclusivity(unchecked) private var lastReportedMismatch: PropertyListValue?
+  /// Whether writes through the setting must report themselves to the backend's observers:
+  /// `true` for a backend that doesn't publish its own changes (one written outside the library).
+  @exclusivity(unchecked) @usableFromInline private(set) var reportsWrites = false
+  /// The setting's part in Swift's Observation (a ``SettingObservable``), where the platform has
+  /// it; written once, in `init`.
+  @usableFromInline let observable: AnyObject?
 
   init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.declaredKey = key
@@ -52,7 +58,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     case .array?, .dictionary?: storesContainers = true
     default: storesContainers = false
     }
+    observable = makeSettingObservable()
     if let backend { attach(backend) }
+    if let observable { setSource(of: observable, to: self) }
   }
 
   /// Attaches the setting to its model's backend, inferring the key from the property name
@@ -65,6 +73,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   private func attach(_ backend: any SettingsBackend) {
     self.backend = backend
+    reportsWrites = !(backend is any PublishesOwnChanges)
     if let cellBackend = backend as? any CellBackend {
       self.cellBackend = cellBackend
       self.cell = cellBackend.cell(forKey: key)
@@ -90,6 +99,8 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   func read() -> Value {
+    // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
+    if let observable { settingAccessed(observable) }
     if let cellBackend, let cell {
       // A type stored as an array or dictionary first looks for its conversion of the current
       // value, left in the cell by an earlier read: one lock, no conversion.
@@ -157,7 +168,21 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       try cellBackend.setValue(stored, in: cell, forKey: key)
     } else {
       try boundBackend.setValue(stored, forKey: key)
+      if reportsWrites { reportWrite() }
     }
+  }
+
+  /// Tells the observers of a backend that doesn't publish its own changes about a write.
+  @usableFromInline
+  func reportWrite() {
+    boundBackend.reportChanges(forKeys: CollectionOfOne(key))
+  }
+
+  /// What the setting reads for a stored value: the value as `Value`, or the default when there
+  /// is none or it can't be read as `Value` (reported once as a diagnostic).
+  func value(from stored: PropertyListValue?) -> Value {
+    guard let stored else { return defaultValue }
+    return converted(stored) ?? defaultValue
   }
 
   /// Stores a value from a property setter, which can't throw: a failure is reported as a
@@ -174,6 +199,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// Removes the stored value.
   func reset() {
     boundBackend.removeValue(forKey: key)
+    if reportsWrites { reportWrite() }
   }
 
   // MARK: - Slow paths

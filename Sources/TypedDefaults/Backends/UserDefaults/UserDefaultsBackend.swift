@@ -219,6 +219,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       userDefaults.removeObject(forKey: key)
     }
     scheduleFlush()
+    reportChanges(forKeys: CollectionOfOne(key))
   }
 
   /// Stores several values at once, all or nothing: an import.
@@ -251,6 +252,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       #endif
     }
     scheduleFlush()
+    reportChanges(forKeys: values.keys)
   }
 
   /// Removes the key from the suite with `UserDefaults.removeObject(forKey:)`. A value for the
@@ -260,6 +262,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   public func removeValue(forKey key: String) {
     userDefaults.removeObject(forKey: key)
     scheduleFlush()
+    reportChanges(forKeys: CollectionOfOne(key))
   }
 
   /// Returns the suite's own values: its persistent domain, without the argument, global and
