@@ -568,6 +568,33 @@ import Testing
       }
     }
 
+    /// Tracking registers one backend observer per setting read inside tracking, and a released
+    /// model takes it away.
+    @Test(arguments: BackendFactory.observable)
+    func aReleasedModelStopsObservingItsBackend(_ factory: BackendFactory) async throws {
+      try await factory.withBackend { backend in
+        weak var weakModel: ObservedSettings?
+        do {
+          let settings = ObservedSettings(backend: backend)
+          weakModel = settings
+          _ = settings.volume
+          #expect(observerCount(backend) == 0)  // an untracked read registers nothing
+          _ = withObservationTracking {
+            settings.volume + settings.other
+          } onChange: {
+          }
+          #expect(observerCount(backend) == 2)
+          _ = withObservationTracking {
+            settings.volume
+          } onChange: {
+          }
+          #expect(observerCount(backend) == 2)
+        }
+        #expect(weakModel == nil)
+        #expect(observerCount(backend) == 0)
+      }
+    }
+
     @Test(arguments: BackendFactory.observable)
     func observationsYieldsEachNewValue(_ factory: BackendFactory) async throws {
       guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else {

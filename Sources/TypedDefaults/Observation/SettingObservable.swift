@@ -12,23 +12,26 @@
   /// key path it was given in a set, which hashes it, and this key path's argument (a
   /// ``TrackingProbe``) registers the observer when it is hashed.
   @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
-  final class SettingObservable: Observable, Sendable {
+  // @unchecked Sendable: every stored property is an immutable `let`; the key path (not marked
+  // Sendable by the standard library) captures only a Sendable probe.
+  final class SettingObservable: Observable, @unchecked Sendable {
     let registrar = ObservationRegistrar()
     let interest: TrackingInterest
     /// `\SettingObservable[probe:]` with this setting's probe: the key path every access and
     /// mutation names.
-    let keyPath: any KeyPath<SettingObservable, Int> & Sendable
+    let keyPath: KeyPath<SettingObservable, Int>
 
     init() {
       let interest = TrackingInterest()
       self.interest = interest
       self.keyPath = \SettingObservable[probe: TrackingProbe(interest: interest)]
-      interest.observable = self
+      interest.setObservable(self)
     }
 
     /// A member only for the key path: Observation never reads it.
     subscript(probe probe: TrackingProbe) -> Int { 0 }
 
+    @inline(__always)
     func access() {
       registrar.access(self, keyPath: keyPath)
     }
@@ -43,43 +46,73 @@
 
   /// Registers a backend observer of the setting's key the first time the setting's key path is
   /// hashed, that is, the first time the setting is read inside observation tracking.
+  ///
+  /// It holds the observable and the observer's token strongly, and the setting's storage breaks
+  /// that cycle when it goes (``invalidate()``). No weak reference is involved on purpose: a weak
+  /// reference to an object a read retains (the observable, the storage, the backend) gives that
+  /// object a side table, and every retain and release of it the slow path, which doubled the
+  /// cost of a read.
   // @unchecked Sendable: every mutable field is behind `lock`.
   final class TrackingInterest: @unchecked Sendable {
     private let lock = NSLock()
     private var token: ObservationToken?
     private var started = false
-    /// Written once, by the observable's `init`.
-    weak var observable: AnyObject?
-    /// The setting's storage, which knows the key and backend; written once, in its `init`.
-    weak var source: (any TrackedSettingSource)?
+    private var backend: (any SettingsBackend)?
+    private var key = ""
+    private var observable: SettingObservable?
+
+    /// Set once, by the observable's `init`.
+    func setObservable(_ observable: SettingObservable) {
+      lock.lock()
+      self.observable = observable
+      lock.unlock()
+    }
+
+    /// Records what to observe: the setting's key in its backend, once the setting is attached.
+    func bind(backend: any SettingsBackend, key: String) {
+      lock.lock()
+      self.backend = backend
+      self.key = key
+      lock.unlock()
+    }
 
     func trackingStarted() {
       lock.lock()
-      guard !started, let source, let observable else {
+      guard !started, let backend, observable != nil else {
         lock.unlock()
         return
       }
       started = true
+      let key = key
       lock.unlock()
-      let changed = ChangeForwarder(observable)
-      let token = source.observeForTracking { changed.forward() }
+      let token = backend.observe(key: key) { [self] _ in forwardChange() }
       lock.lock()
+      if observable == nil {
+        // Invalidated meanwhile.
+        lock.unlock()
+        token.cancel()
+        return
+      }
       self.token = token
       lock.unlock()
     }
-  }
 
-  /// Holds the observable weakly for the backend observer's callback.
-  // @unchecked Sendable: `observable` is a weak reference written once, in `init`.
-  private final class ChangeForwarder: @unchecked Sendable {
-    weak var observable: AnyObject?
-    init(_ observable: AnyObject) { self.observable = observable }
+    private func forwardChange() {
+      lock.lock()
+      let observable = observable
+      lock.unlock()
+      observable?.changed()
+    }
 
-    func forward() {
-      guard #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *),
-        let observable
-      else { return }
-      unsafeDowncast(observable, to: SettingObservable.self).changed()
+    /// Stops observing and lets go of the observable: the setting's storage is going.
+    func invalidate() {
+      lock.lock()
+      let token = token
+      self.token = nil
+      observable = nil
+      backend = nil
+      lock.unlock()
+      token?.cancel()
     }
   }
 
@@ -98,19 +131,6 @@
   }
 #endif
 
-/// A setting's storage, as the Observation support sees it.
-protocol TrackedSettingSource: AnyObject, Sendable {
-  /// Registers a backend observer of the setting's key that calls `changed` after each change.
-  func observeForTracking(_ changed: @escaping @Sendable () -> Void) -> ObservationToken
-}
-
-extension SettingStorage: TrackedSettingSource {
-  func observeForTracking(_ changed: @escaping @Sendable () -> Void) -> ObservationToken {
-    let backend = boundBackend
-    return backend.observe(key: key) { _ in changed() }
-  }
-}
-
 /// Creates a setting's ``SettingObservable`` where the platform has Observation.
 func makeSettingObservable() -> AnyObject? {
   #if canImport(Observation)
@@ -121,32 +141,36 @@ func makeSettingObservable() -> AnyObject? {
   return nil
 }
 
-/// Points a setting's observable at its storage, once, in the storage's `init`.
-func setSource(of observable: AnyObject, to source: any TrackedSettingSource) {
+/// Tells a setting's observable which key of which backend it stands for, once the setting is
+/// attached.
+func bindSettingObservable(_ observable: AnyObject, backend: any SettingsBackend, key: String) {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      unsafeDowncast(observable, to: SettingObservable.self).interest.source = source
+      unsafeDowncast(observable, to: SettingObservable.self).interest.bind(
+        backend: backend, key: key)
+    }
+  #endif
+}
+
+/// Ends a setting's part in Observation, when its storage goes: stops its backend observer and
+/// breaks the observable's reference cycle.
+func invalidateSettingObservable(_ observable: AnyObject) {
+  #if canImport(Observation)
+    if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
+      unsafeDowncast(observable, to: SettingObservable.self).interest.invalidate()
     }
   #endif
 }
 
 /// Records a read of a setting for Observation (a no-op outside tracking).
+///
+/// - Parameter observable: The setting's ``SettingObservable``, unretained; the caller keeps it
+///   alive.
 @usableFromInline
-func settingAccessed(_ observable: AnyObject) {
+func settingAccessed(_ observable: UnsafeMutableRawPointer) {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      unsafeDowncast(observable, to: SettingObservable.self).access()
+      Unmanaged<SettingObservable>.fromOpaque(observable)._withUnsafeGuaranteedRef { $0.access() }
     }
   #endif
 }
-
-#if canImport(Observation)
-  /// A model takes part in Swift's Observation: reading one of its settings inside
-  /// `withObservationTracking` (or a SwiftUI view's body) and then changing the setting's key, by
-  /// any writer, calls the `onChange` handler once (and re-evaluates the view). The conformance
-  /// lets a model be held where SwiftUI asks for an `Observable` (`@State`, `@Environment`,
-  /// `@Bindable`); tracking itself works through each setting, so a ``SettingsGroup`` struct takes
-  /// part just the same. No macro is involved.
-  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
-  extension SettingsModel: Observable {}
-#endif

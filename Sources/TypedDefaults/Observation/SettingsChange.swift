@@ -31,19 +31,21 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Returned by the callback forms of observation (``SettingsBackend/observe(key:initial:_:)``,
 /// ``Setting/observe(initial:_:)``). Hold it as long as you want changes; releasing the last
-/// reference cancels the observation.
+/// reference cancels the observation. A token keeps its backend alive.
 ///
 /// Thread-safe: ``cancel()`` may be called from any thread, any number of times, and from inside
 /// the observation's own callback.
 public final class ObservationToken: Sendable {
   private let observer: Observer
   private let registry: ObserverRegistry
-  private let backend: WeakBackend
+  /// Held strongly: a weak reference would give the backend a side table, and every retain and
+  /// release of it (on every read) the slow path.
+  private let backend: any SettingsBackend
 
   init(observer: Observer, registry: ObserverRegistry, backend: any SettingsBackend) {
     self.observer = observer
     self.registry = registry
-    self.backend = WeakBackend(backend)
+    self.backend = backend
   }
 
   deinit {
@@ -59,14 +61,6 @@ public final class ObservationToken: Sendable {
   /// nothing.
   public func cancel() {
     observer.cancel()
-    registry.unregister(observer, from: backend.backend)
+    registry.unregister(observer, from: backend)
   }
-}
-
-/// A weak reference to a backend, which a token holds so that it never keeps its backend alive.
-// @unchecked Sendable: `backend` is a weak reference written once, in `init`; Swift loads weak
-// references atomically.
-final class WeakBackend: @unchecked Sendable {
-  weak var backend: (any SettingsBackend)?
-  init(_ backend: any SettingsBackend) { self.backend = backend }
 }

@@ -47,7 +47,10 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline private(set) var reportsWrites = false
   /// The setting's part in Swift's Observation (a ``SettingObservable``), where the platform has
   /// it; written once, in `init`.
-  @usableFromInline let observable: AnyObject?
+  let observable: AnyObject?
+  /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
+  /// release around every read would cost more than the rest of the check.
+  @usableFromInline let observablePointer: UnsafeMutableRawPointer?
 
   init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.declaredKey = key
@@ -59,8 +62,12 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     default: storesContainers = false
     }
     observable = makeSettingObservable()
+    observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
     if let backend { attach(backend) }
-    if let observable { setSource(of: observable, to: self) }
+  }
+
+  deinit {
+    if let observable { invalidateSettingObservable(observable) }
   }
 
   /// Attaches the setting to its model's backend, inferring the key from the property name
@@ -74,6 +81,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   private func attach(_ backend: any SettingsBackend) {
     self.backend = backend
     reportsWrites = !(backend is any PublishesOwnChanges)
+    if let observable { bindSettingObservable(observable, backend: backend, key: key) }
     if let cellBackend = backend as? any CellBackend {
       self.cellBackend = cellBackend
       self.cell = cellBackend.cell(forKey: key)
@@ -100,7 +108,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @inlinable
   func read() -> Value {
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
-    if let observable { settingAccessed(observable) }
+    if let observablePointer { settingAccessed(observablePointer) }
     if let cellBackend, let cell {
       // A type stored as an array or dictionary first looks for its conversion of the current
       // value, left in the cell by an earlier read: one lock, no conversion.
