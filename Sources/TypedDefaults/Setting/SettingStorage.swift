@@ -29,6 +29,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline private(set) var backend: (any SettingsBackend)?
   @exclusivity(unchecked) @usableFromInline private(set) var cellBackend: (any CellBackend)?
   @exclusivity(unchecked) @usableFromInline private(set) var cell: ValueCell?
+  /// `cell`, unretained, for the read path (`cell` keeps it alive): a retain and release of the
+  /// cell around every read cost about a quarter of the read.
+  @exclusivity(unchecked) @usableFromInline private(set) var readCell: Unmanaged<ValueCell>?
   private(set) var propertyName: String?
   /// The default as a property list, computed once.
   let defaultPropertyListValue: PropertyListValue?
@@ -85,6 +88,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     if let cellBackend = backend as? any CellBackend {
       self.cellBackend = cellBackend
       self.cell = cellBackend.cell(forKey: key)
+      self.readCell = self.cell.map { Unmanaged.passUnretained($0) }
     }
   }
 
@@ -109,6 +113,16 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   func read() -> Value {
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
+    if !storesContainers, let cellBackend, let readCell {
+      // A scalar: one lock and one load, borrowing the cell. (An optional setting holding an
+      // array or dictionary goes on below, to use the conversion cached in the cell.)
+      let stored = readCell._withUnsafeGuaranteedRef { cellBackend.value(in: $0) }
+      switch stored {
+      case nil: return defaultValue
+      case .array?, .dictionary?: break
+      case let stored?: return converted(stored) ?? defaultValue
+      }
+    }
     if let cellBackend, let cell {
       // A type stored as an array or dictionary first looks for its conversion of the current
       // value, left in the cell by an earlier read: one lock, no conversion.
