@@ -5,8 +5,8 @@ import Testing
 
 /// A backend written the way a user of the library would: a locked dictionary, with no
 /// observation support of its own.
+// @unchecked Sendable: `values` is only accessed while `lock` is held.
 final class PlainBackend: SettingsBackend, @unchecked Sendable {
-  // @unchecked Sendable: `values` is only accessed while `lock` is held.
   private let lock = NSLock()
   private var values: [String: PropertyListValue] = [:]
 
@@ -96,6 +96,7 @@ func waitUntil(
 }
 
 /// A model on any backend, for the typed and Observation tests.
+// @unchecked Sendable: its stored properties are `@Setting`s (see SettingsModel).
 final class ObservedSettings: SettingsModel, @unchecked Sendable {
   @Setting var volume = 1
   @Setting("other") var other = 0
