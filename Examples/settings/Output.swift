@@ -41,8 +41,9 @@ enum Output {
     _ = writeAll(Data("settings: \(escapingControlCharacters(message))\n".utf8), to: standardError)
   }
 
-  /// The text with every control character (U+0000–U+001F, U+007F–U+009F) and the line and
-  /// paragraph separators (U+2028, U+2029) written as `\u{…}`, in uppercase hex: `\u{1B}`.
+  /// The text with every control character (U+0000–U+001F, U+007F–U+009F), the line and
+  /// paragraph separators (U+2028, U+2029) and the bidirectional-text controls (U+200E, U+200F,
+  /// U+202A–U+202E, U+2066–U+2069) written as `\u{…}`, in uppercase hex: `\u{1B}`.
   /// With `keepingLinesAndTabs`, line feeds and tabs stay as they are (a multi-line value
   /// prints on several lines), while escape sequences still can't reach the terminal.
   static func escapingControlCharacters(
@@ -53,7 +54,8 @@ enum Output {
       switch scalar.value {
       case 0x0A where keepingLinesAndTabs, 0x09 where keepingLinesAndTabs:
         escaped.unicodeScalars.append(scalar)
-      case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029:
+      case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E,
+        0x2066...0x2069:
         escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
       default:
         escaped.unicodeScalars.append(scalar)

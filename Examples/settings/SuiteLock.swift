@@ -17,6 +17,10 @@ import Foundation
 /// `<suite file>.lock` (`flock`, the lock file convention `LayeredPlistStore` uses) so they take
 /// turns; an app writing the suite at the same moment is not covered (it doesn't take the lock).
 /// On Apple platforms the system's preferences daemon serializes access, and no lock is taken.
+///
+/// Now that `UserDefaultsBackend` saves suites itself on Linux (atomically, under `flock` on that
+/// same lock file, merging with other processes by key), `settings` no longer takes the lock:
+/// ``acquire(for:creatingFolder:)`` only creates the folder and returns `nil`.
 final class SuiteLock {
   private let descriptor: Int32
 
@@ -41,19 +45,10 @@ final class SuiteLock {
           throw Failure("Cannot create the folder '\(folder.path)': \(error.localizedDescription)")
         }
       }
-      let path = file.path + ".lock"
-      let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-      guard descriptor >= 0 else {
-        throw Failure("Cannot open the lock file '\(path)': \(String(cString: strerror(errno)))")
-      }
-      while flock(descriptor, LOCK_EX) != 0 {
-        guard errno == EINTR else {
-          let reason = String(cString: strerror(errno))
-          close(descriptor)
-          throw Failure("Cannot lock '\(path)': \(reason)")
-        }
-      }
-      return SuiteLock(descriptor: descriptor)
+      // UserDefaultsBackend now takes this same lock itself around each save and merges with
+      // other processes by key, so `settings` takes no lock of its own (flock on a second
+      // descriptor of the lock file would wait for this process's own lock forever).
+      return nil
     #endif
   }
 

@@ -12,6 +12,8 @@
 //   SettingsProbe layered <data.plist path> rewrite-in-place [idle µs]  (rewrites the file
 //     non-atomically until killed, pausing 2 ms half-way and idle µs (10 ms) between rewrites;
 //     prints "started" first)
+//   SettingsProbe foundation-decode <file>  (PropertyListSerialization's reading of the file; see
+//     FoundationDecode.swift)
 //   SettingsProbe layered <data.plist path> save-loop  (saves state 0, 1, 2… until killed,
 //     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
 //
@@ -45,11 +47,17 @@ func parse(_ text: String) -> PropertyListValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "foundation-decode" {
+  guard arguments.count == 2 else { fail("usage: SettingsProbe foundation-decode <file>") }
+  FoundationDecode.run(arguments[1])
+}
 guard arguments.count >= 3 else {
   fail("usage: SettingsProbe <backend> <location> <set|get|dump> [key] [value]")
 }
 let (kind, location, command) = (arguments[0], arguments[1], arguments[2])
 let key = arguments.count > 3 ? arguments[3] : ""
+
+if runRawUserDefaultsMode(arguments) { exit(0) }  // see UserDefaultsModes.swift
 
 do {
   let backend: any SettingsBackend
@@ -126,7 +134,9 @@ do {
       .dictionary(backend.dictionaryRepresentation()), format: .binary)
     FileHandle.standardOutput.write(try Data(contentsOf: scratch))
   default:
-    fail("unknown command '\(command)'")
+    guard try runUserDefaultsMode(command, backend, arguments) else {  // UserDefaultsModes.swift
+      fail("unknown command '\(command)'")
+    }
   }
 } catch {
   fail("\(error)")

@@ -440,6 +440,28 @@ import Testing
     token.cancel()
   }
 
+  #if !canImport(Darwin)
+    /// A `UserDefaultsBackend` taking in another process's saved changes (here another backend
+    /// on the same suite file) tells its observers of exactly the keys that changed.
+    @Test func userDefaultsReloadDeliversTheKeysThatChanged() throws {
+      let suite = TemporarySuite()
+      try suite.backend.setValues(["same": 1, "changed": 1])
+      try suite.backend.save()
+      let received = Received<SettingsChange>()
+      let token = suite.backend.observeAllKeys { received.append($0) }
+      try suite.backend.reload()
+      #expect(received.all == [])
+
+      let other = UserDefaultsBackend(suiteName: suite.name)
+      try other.setValue(2, forKey: "changed")
+      try other.setValue(1, forKey: "same")
+      try other.save()
+      try suite.backend.reload()
+      #expect(received.all == [SettingsChange(key: "changed", newValue: 2)])
+      token.cancel()
+    }
+  #endif
+
   // MARK: - Typed observation
 
   @Test(arguments: BackendFactory.observable)

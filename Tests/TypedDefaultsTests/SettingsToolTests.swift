@@ -1003,10 +1003,10 @@ import Testing
       try expect(arguments, failsWith: suiteError.description)
     }
     #expect(try Data(contentsOf: suiteFile).isEmpty)
-    // Nothing but the file and the tool's lock file beside it (see SuiteLock).
+    // Nothing but the file: the tool refuses it before any backend opens (or locks) the suite.
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: configHome.path).sorted()
-        == ["TypedDefaultsTests.corrupt.plist", "TypedDefaultsTests.corrupt.plist.lock"])
+        == ["TypedDefaultsTests.corrupt.plist"])
   }
 
   @Test func aPathThatIsNotAReadableFileIsReported() throws {

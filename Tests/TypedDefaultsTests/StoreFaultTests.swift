@@ -14,7 +14,8 @@ import Testing
 /// user produce (read-only, missing or replaced folders, planted links, a full disk).
 ///
 /// The figures the process tests measure (kills, where they landed, keys lost) are printed as
-/// `RELIABILITY <name>: <text>` lines and kept in ``figures()``, for Docs/Reliability.md.
+/// `RELIABILITY <name>: <text>` lines, kept in ``figures()``, and published to Docs/Reliability.md
+/// (see ``ReliabilityReport``).
 @Suite struct StoreFaultTests {
   // MARK: - Figures
 
@@ -25,10 +26,12 @@ import Testing
 
   private static let recordedFigures = Locked<[String: String]>([:])
 
-  /// Records a figure and prints it as one `RELIABILITY <name>: <text>` line.
+  /// Records a figure, prints it as one `RELIABILITY <name>: <text>` line, and publishes it to
+  /// its section of Docs/Reliability.md (written only with `TYPEDDEFAULTS_WRITE_RELIABILITY=1`).
   private static func report(_ name: String, _ text: String) {
     recordedFigures.withLock { $0[name] = text }
     print("RELIABILITY \(name): \(text)")
+    ReliabilityReport.publish(name, markdown: text + ".", deterministic: false)
   }
 
   // MARK: - Helpers

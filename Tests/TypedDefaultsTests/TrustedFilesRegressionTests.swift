@@ -144,14 +144,15 @@ import Testing
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
     let store = try LayeredPlistStore(persistentFile: file)
-    // 10 MB of non-ASCII text: a binary file holds it as UTF-16, 20 MB.
-    let huge = String(repeating: "é", count: 5_000_000)
+    // 9 MB of text with one non-ASCII character: a binary file holds it as UTF-16, 18 MB.
+    let huge = String(repeating: "a", count: 9_000_000) + "é"
     let error = #expect(throws: SettingsError.self) {
       try store.setValue(.string(huge), forKey: "huge")
     }
     #expect(error?.code == .fileTooLarge)
     #expect(error?.key == "huge")
-    #expect(store.value(forKey: "huge") == nil)
+    let wasStored = store.value(forKey: "huge") != nil
+    #expect(!wasStored)
     try store.setValue("small", forKey: "other")
     try store.save()
     #expect(try PropertyListFile(url: file).readDictionary() == ["other": "small"])
@@ -160,7 +161,8 @@ import Testing
     struct Texts: SettingsGroup { @Setting var huge = "default" }
     let texts = Texts(backend: store)
     let (_, diagnostics) = collectingDiagnostics { texts.huge = huge }
-    #expect(texts.huge == "default")
+    let keptDefault = texts.huge == "default"
+    #expect(keptDefault)
     #expect(diagnostics.contains { $0.key == "huge" })
 
     // Many values that together would be too large: the one that tips it over is refused.
@@ -478,5 +480,218 @@ import Testing
           "v\(index) after a reload")
       }
     }
+  }
+
+  // MARK: - Found by trying to break the above
+
+  /// A binary property list of the given objects (each its marker and payload, references one
+  /// byte wide), the first one the root.
+  private static func binaryPlist(_ objects: [[UInt8]]) -> Data {
+    var bytes: [UInt8] = Array("bplist00".utf8)
+    var offsets: [Int] = []
+    for object in objects {
+      offsets.append(bytes.count)
+      bytes += object
+    }
+    let tableStart = bytes.count
+    for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+    bytes += [0, 0, 0, 0, 0, 0, 2, 1]
+    for value in [objects.count, 0, tableStart] {
+      bytes += (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) }
+    }
+    return Data(bytes)
+  }
+
+  /// A marker with a count, extended past 14 as the format does.
+  private static func marker(_ kind: UInt8, count: Int) -> [UInt8] {
+    count < 15
+      ? [kind << 4 | UInt8(count)]
+      : [kind << 4 | 0xF, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)]
+  }
+
+  @Test func aCharacterReferenceOfManyDigitsIsReadOrRefusedNeverACrash() throws {
+    for reference in ["&#x100000000;", "&#xFFFFFFFFFFFFFFFFFFFF;", "&#99999999999999999999;"] {
+      let error = #expect(throws: SettingsError.self) {
+        _ = try PropertyListFile.decode(xml("<string>\(reference)</string>"))
+      }
+      #expect(error?.code == .corruptFile, "\(reference)")
+    }
+    // Leading zeros are allowed by XML.
+    #expect(
+      try PropertyListFile.decode(xml("<string>&#0000000065;&#x000041;</string>")).root == "AA")
+  }
+
+  @Test func aDateBeforeYearOneSavedAsXMLReadsBack() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(format: .xml))
+    let dates = [-63_145_526_401.0, -63_145_526_400.0 - 86_400 * 365 * 50, -63_114_076_800.0]
+    for (index, seconds) in dates.enumerated() {
+      try store.setValue(.date(Date(timeIntervalSinceReferenceDate: seconds)), forKey: "d\(index)")
+    }
+    try store.save()
+    let reopened = try LayeredPlistStore(persistentFile: file)
+    #expect(reopened.recoveredProblems.isEmpty)
+    #expect(reopened.dictionaryRepresentation() == store.dictionaryRepresentation())
+  }
+
+  @Test func anXMLFileAfterMuchWhiteSpaceIsReadByOurReaderNotFoundations() throws {
+    let padding = String(repeating: "\n", count: 200)
+    let malformed = Data((padding + "<plist Q=\"><dict/></plist>").utf8)
+    let error = #expect(throws: SettingsError.self) { _ = try PropertyListFile.decode(malformed) }
+    #expect(error?.reason.hasPrefix("Line ") == true, "\(error?.reason ?? "")")
+    let impossible = Data(
+      (padding + "<plist><dict><key>d</key><date>2024-02-30T00:00:00Z</date></dict></plist>").utf8)
+    #expect(throws: SettingsError.self) { _ = try PropertyListFile.decode(impossible) }
+    let good = Data((padding + "<plist><date>2014-02-23T09:21:06.5Z</date></plist>").utf8)
+    let contents = try PropertyListFile.decode(good)
+    #expect(contents.format == .xml)
+    #expect(
+      contents.root.dateValue?.timeIntervalSinceReferenceDate.truncatingRemainder(dividingBy: 1)
+        == 0.5)
+  }
+
+  @Test func anEntryThatExpandsPastTheSizeLimitCostsOnlyItselfAndWritesStayPossible() throws {
+    // {bomb: 1000 references to one array of 900 references to one 200-character string, k: v}
+    let text = Array(repeating: UInt8(ascii: "x"), count: 200)
+    let bomb = Self.binaryPlist([
+      Self.marker(0xD, count: 2) + [1, 2, 3, 4],  // 0: the root: keys 1 and 2, values 3 and 4
+      Self.marker(0x5, count: 4) + Array("bomb".utf8),  // 1
+      Self.marker(0x5, count: 1) + Array("k".utf8),  // 2
+      Self.marker(0xA, count: 1000) + Array(repeating: 5, count: 1000),  // 3: the outer array
+      Self.marker(0x5, count: 1) + Array("v".utf8),  // 4
+      Self.marker(0xA, count: 900) + Array(repeating: 6, count: 900),  // 5: the inner array
+      Self.marker(0x5, count: 200) + text,  // 6: the string
+    ])
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try bomb.write(to: file)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let store = try LayeredPlistStore(
+      persistentFile: file, options: .init(maximumFileSize: 1 << 20))
+    #expect(store.dictionaryRepresentation() == ["k": "v"])
+    #expect(store.recoveredProblems.compactMap(\.key) == ["bomb"])
+    try store.setValue("w", forKey: "k")
+    try store.save()
+    #expect(try PropertyListFile(url: file).readDictionary() == ["k": "w"])
+    #expect(clock.now - start < .seconds(30), "bounded by the size limit, not the expansion")
+  }
+
+  @Test func aFewKilobytesThatExpandToGigabytesOfTextAreRefused() throws {
+    // 1,000 references to one array of 900 references to one 2,000-character string: 1.8 GB.
+    let bomb = Self.binaryPlist([
+      Self.marker(0xA, count: 1000) + Array(repeating: 1, count: 1000),
+      Self.marker(0xA, count: 900) + Array(repeating: 2, count: 900),
+      Self.marker(0x5, count: 2000) + Array(repeating: UInt8(ascii: "x"), count: 2000),
+    ])
+    let error = #expect(throws: SettingsError.self) { _ = try PropertyListFile.decode(bomb) }
+    #expect(error?.reason.contains("bytes of text and data") == true, "\(error?.reason ?? "")")
+  }
+
+  @Test func aFileNestedToTheLimitDecodesOnASmallThreadStack() throws {
+    // 511 arrays, each holding the next, the last one empty: the deepest nesting allowed.
+    var objects: [[UInt8]] = []
+    for index in 0..<510 {
+      objects.append([0xA1, UInt8((index + 1) >> 8), UInt8((index + 1) & 0xFF)])
+    }
+    objects.append([0xA0])
+    // References two bytes wide: rebuild with a two-byte reference size.
+    var bytes: [UInt8] = Array("bplist00".utf8)
+    var offsets: [Int] = []
+    for object in objects {
+      offsets.append(bytes.count)
+      bytes += object
+    }
+    let tableStart = bytes.count
+    for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+    bytes += [0, 0, 0, 0, 0, 0, 2, 2]
+    for value in [objects.count, 0, tableStart] {
+      bytes += (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) }
+    }
+    let data = Data(bytes)
+    let depth = Locked<Int?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      var value = try? PropertyListFile.decode(data).root
+      var levels = 0
+      while case .array(let elements)? = value {
+        levels += 1
+        value = elements.first
+      }
+      depth.withLock { $0 = levels }
+      done.signal()
+    }
+    thread.stackSize = 512 << 10  // a secondary thread's stack on Apple platforms
+    thread.start()
+    done.wait()
+    #expect(depth.withLock { $0 } == 511)
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "changing owners needs root"))
+  func salvagingAFileKeepsItsModeAndOwner() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let original = xml(
+      "<dict><key>bad</key><date>2024-01-32T00:00:00Z</date><key>ok</key><integer>1</integer></dict>"
+    )
+    try original.write(to: file)
+    try FileManager.default.setAttributes(
+      [.ownerAccountID: 1234, .groupOwnerAccountID: 2345, .posixPermissions: 0o644],
+      ofItemAtPath: file.path)
+    let store = try LayeredPlistStore(persistentFile: file)
+    #expect(store.dictionaryRepresentation() == ["ok": 1])
+    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+    #expect(attributes[.ownerAccountID] as? Int == 1234)
+    #expect(attributes[.groupOwnerAccountID] as? Int == 2345)
+    #expect(attributes[.posixPermissions] as? Int == 0o644)
+    let aside = try files(in: directory).filter { $0.hasPrefix("data.plist.corrupt-") }
+    #expect(aside.count == 1)
+    #expect(try Data(contentsOf: directory.file(aside.first ?? "")) == original)
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "mounting a file system needs root"))
+  func aCorruptFileOnAReadOnlyFileSystemOpensWithoutItAndSavesRefuse() throws {
+    let directory = try TemporaryDirectory()
+    let mount = directory.file("ro")
+    try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+    func run(_ arguments: [String]) throws -> Int32 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/mount")
+      process.arguments = arguments
+      try process.run()
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+    guard try run(["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount.path]) == 0 else { return }
+    defer {
+      let unmount = Process()
+      unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+      unmount.arguments = [mount.path]
+      try? unmount.run()
+      unmount.waitUntilExit()
+    }
+    let file = mount.appendingPathComponent("data.plist")
+    let corrupt = Data("<plist><dict><key>a</key>".utf8)
+    try corrupt.write(to: file)
+    #expect(try run(["-o", "remount,ro", mount.path]) == 0)
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
+    try store.setValue(1, forKey: "a")
+    let error = #expect(throws: SettingsError.self) { try store.save() }
+    #expect(error?.code == .fileNotWritable)
+    #expect(try Data(contentsOf: file) == corrupt)
+  }
+
+  @Test func diagnosticsAndTheToolEscapeControlAndBidirectionalCharacters() throws {
+    #expect(
+      TerminalText.escaping("a\u{1B}[31m\u{7}b\u{202E}c\u{2066}d\ne")
+        == "a\\u{1B}[31m\\u{7}b\\u{202E}c\\u{2066}d\\u{A}e")
+    #expect(TerminalText.escaping("l1\nl2\tx", keepingLinesAndTabs: true) == "l1\nl2\tx")
+    let directory = try TemporaryDirectory()
+    let file = directory.file("a.plist")
+    try PropertyListFile(url: file).write(["k": "safe\u{202E}txt.exe"], format: .binary)
+    let run = try runProduct("settings", ["read", file.path, "k"])
+    #expect(run.standardOutput == "safe\\u{202E}txt.exe\n")
   }
 }

@@ -76,6 +76,36 @@ struct Figures {
       unit: "ns")
   }
 
+  /// Saving a 10,000-key suite after one change (`save()`), against a raw atomic write of the
+  /// same dictionary as a binary property list.
+  func userDefaultsSaveAfterOneChange() throws -> Figure {
+    let suite = "TypedDefaultsBenchmarks.save.\(ProcessInfo.processInfo.processIdentifier)"
+    let backend = UserDefaultsBackend(suiteName: suite)
+    defer { removeSuite(backend) }
+    try backend.setValues(tenThousandValues())
+    try backend.save()
+    let folder = try ScratchFolder()
+    defer { folder.remove() }
+    let rawFile = folder.file("raw.plist")
+    let raw = foundationObjects(backend.dictionaryRepresentation())
+    var counter: Int64 = 0
+    let (ours, baseline) = try compare(
+      repeats: effort.fileRepeats, iterations: 1,
+      ours: { _ in
+        counter += 1
+        try backend.setValue(.integer(.init(counter)), forKey: "setting.1")
+        try backend.save()
+      },
+      baseline: { _ in
+        let data = try PropertyListSerialization.data(
+          fromPropertyList: raw, format: .binary, options: 0)
+        try data.write(to: rawFile, options: .atomic)
+      })
+    return Figure(
+      name: "save of a 10,000-key UserDefaults suite after one change (Linux: binary)",
+      ours: ours, baseline: baseline, target: 1.2, unit: "ns")
+  }
+
   func layeredReadFromLowestLayer() throws -> Figure {
     let folder = try ScratchFolder()
     defer { folder.remove() }

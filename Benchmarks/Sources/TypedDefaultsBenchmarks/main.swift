@@ -62,6 +62,7 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("latency-memory-stream", figures.streamLatencyInMemory),
   ("read-userdefaults", one(figures.settingIntReadUserDefaults)),
   ("write-userdefaults", one(figures.settingStringWriteUserDefaults)),
+  ("save-userdefaults", one(figures.userDefaultsSaveAfterOneChange)),
   ("read-layered", one(figures.layeredReadFromLowestLayer)),
   ("read-codable", one(figures.codableRead)),
   ("save-xml", one { try figures.save(format: .xml) }),

@@ -43,9 +43,9 @@ enum WriteCommand: Command {
     temporary file renamed over the old one), under a lock shared with other processes (the
     file <name>.plist.lock beside it, kept on purpose), and merged with their changes, so
     several `settings write` at once lose nothing (-array-add and -dict-add included: they
-    read and write the value as one step). A new file is XML, readable by its owner
-    only (0600); an existing binary file stays binary; an OpenStep file is rewritten as XML
-    (OpenStep can't be written). A file that can't be read is never written: the command fails
+    read and write the value as one step). A new file is binary (as `defaults` writes),
+    readable by its owner only (0600); an existing XML file stays XML; an OpenStep file is
+    rewritten as binary (OpenStep can't be written). A file that can't be read is never written: the command fails
     and leaves it as it was. A store folder's writes go to its data.plist, the persistent
     layer, which wins over JF-info.plist and Info.plist. A suite is written through
     UserDefaults and flushed to disk (synchronize()) before the command returns; on Linux,

@@ -92,9 +92,12 @@ public enum SettingsDiagnostics {
   /// A function that receives diagnostics.
   public typealias Handler = @Sendable (SettingsDiagnostic) -> Void
 
-  /// The default handler: writes `TypedDefaults: <kind>: <message>` as one line to standard error.
+  /// The default handler: writes `TypedDefaults: <kind>: <message>` as one line to standard error,
+  /// with control characters and bidirectional-text controls (which a hostile key or file name
+  /// could use to rewrite the terminal or disguise the line) written as `\u{…}`.
   public static let standardErrorHandler: Handler = { diagnostic in
-    FileHandle.standardError.write(Data("TypedDefaults: \(diagnostic)\n".utf8))
+    let line = TerminalText.escaping("TypedDefaults: \(diagnostic)")
+    FileHandle.standardError.write(Data((line + "\n").utf8))
   }
 
   private static let globalHandler = Locked<Handler>(standardErrorHandler)

@@ -188,7 +188,7 @@ enum AtomicFile {
       }
     } else if errno == EEXIST {
       descriptor = POSIX.openFile(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-      if descriptor < 0, errno == EACCES {
+      if descriptor < 0, errno == EACCES || errno == EROFS || errno == EPERM {
         descriptor = POSIX.openFile(lockPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
       }
     }

@@ -100,6 +100,19 @@ enum CorruptFiles {
     }
   }
 
+  /// Copies a file's bytes to a new file (created exclusively, flushed); `false` on failure.
+  private static func copy(_ source: URL, to destination: URL) -> Bool {
+    guard let data = try? Data(contentsOf: source) else { return false }
+    let descriptor = POSIX.openFile(
+      destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else { return false }
+    let written =
+      data.withUnsafeBytes { POSIX.writeAll(descriptor, $0) } && POSIX.synchronize(descriptor)
+    POSIX.closeFile(descriptor)
+    if !written { POSIX.removeFile(destination.path) }
+    return written
+  }
+
   /// Whether `url` itself (its last component) is a symbolic link.
   static func isSymbolicLink(_ url: URL) -> Bool {
     var info = stat()
@@ -117,6 +130,22 @@ enum CorruptFiles {
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause if the file
   ///   can't be moved; it is then where it was.
   static func moveAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {
+    try keepAside(url, removingOriginal: true, now: now)
+  }
+
+  /// Keeps a copy of the file at `url` under the name ``moveAside(_:now:)`` would give it, and
+  /// leaves the original in place: a hard link (the same bytes, owner and mode), or where the
+  /// file system has none, a copy. For replacing the original right after with what could be
+  /// read of it, through ``AtomicFile/replace(_:with:)``, which keeps its mode and owner.
+  ///
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause.
+  static func keepCopyAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {
+    try keepAside(url, removingOriginal: false, now: now)
+  }
+
+  private static func keepAside(
+    _ url: URL, removingOriginal: Bool, now: Date
+  ) throws(SettingsError) -> URL {
     // 20261130T154000Z: sorts by time, and holds no character a file name can't.
     let stamp = now.formatted(
       Date.ISO8601FormatStyle(
@@ -132,7 +161,7 @@ enum CorruptFiles {
       let candidate = folder.appendingPathComponent(
         base + suffix + (counter == 1 ? "" : "-\(counter)"))
       if link(url.path, candidate.path) == 0 {
-        guard unlink(url.path) == 0 else {
+        guard !removingOriginal || unlink(url.path) == 0 else {
           let reason = POSIX.lastError
           _ = unlink(candidate.path)
           throw SettingsError(
@@ -145,10 +174,11 @@ enum CorruptFiles {
       lastError = POSIX.lastError
       if code == EEXIST { continue }
       guard code == EPERM || code == EXDEV || code == EOPNOTSUPP || code == EMLINK else { break }
-      // No hard links here: rename to a name nothing holds (lstat sees dangling links too).
+      // No hard links here: rename (or copy) to a name nothing holds (lstat sees dangling
+      // links too).
       var info = stat()
       guard lstat(candidate.path, &info) != 0, errno == ENOENT else { continue }
-      if POSIX.renameFile(url.path, candidate.path) {
+      if removingOriginal ? POSIX.renameFile(url.path, candidate.path) : copy(url, to: candidate) {
         POSIX.synchronizeFolder(folder.path)
         return candidate
       }

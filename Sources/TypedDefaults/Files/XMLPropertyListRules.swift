@@ -120,7 +120,7 @@ enum XMLPropertyListRules {
 
   /// Characters XML 1.0 can't hold: the C0 controls other than tab, line feed and carriage
   /// return, and the two noncharacters U+FFFE and U+FFFF.
-  private static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
+  fileprivate static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0x9, 0xA, 0xD: false
     case 0..<0x20, 0xFFFE, 0xFFFF: true
@@ -132,5 +132,52 @@ enum XMLPropertyListRules {
 extension String {
   fileprivate func leftPadded(to width: Int) -> String {
     String(repeating: "0", count: max(0, width - count)) + self
+  }
+}
+
+extension XMLPropertyListRules {
+  /// Checks that an XML property list could hold every string and key of `value`, and the key:
+  /// none holds a control character XML forbids. Dates, `-0.0` and a leading U+FEFF are not
+  /// checked: an XML rewrite changes them but stays readable.
+  ///
+  /// For values kept in a binary file that another program may rewrite as XML (a `UserDefaults`
+  /// suite on Linux, which corelibs rewrites as XML when other code calls `synchronize()`).
+  ///
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key and the character.
+  static func checkCharacters(_ value: PropertyListValue, key: String) throws(SettingsError) {
+    try checkCharacters(in: key, key: key, path: "(the key itself)")
+    try checkCharacters(of: value, key: key, path: "")
+  }
+
+  private static func checkCharacters(
+    of value: PropertyListValue, key: String, path: @autoclosure () -> String
+  ) throws(SettingsError) {
+    switch value {
+    case .string(let string):
+      try checkCharacters(in: string, key: key, path: path())
+    case .array(let elements):
+      for (index, element) in elements.enumerated() {
+        try checkCharacters(of: element, key: key, path: "\(path())[\(index)]")
+      }
+    case .dictionary(let entries):
+      for (entryKey, entry) in entries {
+        try checkCharacters(in: entryKey, key: key, path: "\(path()) (a key)")
+        try checkCharacters(of: entry, key: key, path: "\(path())[\"\(entryKey)\"]")
+      }
+    case .date, .real, .integer, .bool, .data:
+      return
+    }
+  }
+
+  private static func checkCharacters(
+    in string: String, key: String, path: String
+  ) throws(SettingsError) {
+    guard let scalar = string.unicodeScalars.first(where: isForbiddenInXML) else { return }
+    let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+    throw SettingsError(
+      .valueNotRepresentable,
+      key: key,
+      reason: "A string\(path.isEmpty ? "" : " at \(path)") holds the control character \(code), "
+        + "which XML can't hold")
   }
 }

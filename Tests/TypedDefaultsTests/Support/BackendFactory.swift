@@ -17,6 +17,11 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   let name: String
   /// Whether values end up in an XML property list, which keeps dates to whole seconds.
   let storesXML: Bool
+  /// Whether strings and keys holding a control character XML forbids are refused: by the XML
+  /// stores, and by `UserDefaultsBackend` on Linux, whose binary file corelibs rewrites as XML
+  /// when other code calls `UserDefaults.synchronize()`.
+  var refusesXMLForbiddenCharacters: Bool { storesXML || refusesControlCharacters }
+  var refusesControlCharacters = false
   let make: @Sendable () throws -> Instance
 
   var testDescription: String { name }
@@ -46,9 +51,11 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
     return Instance(backend: backend, resources: [], reload: { backend })
   }
 
+  /// On Linux the backend saves the suite file itself, as a binary property list.
   static let userDefaults = BackendFactory(
     name: "UserDefaultsBackend",
-    storesXML: { () -> Bool in
+    storesXML: false,
+    refusesControlCharacters: { () -> Bool in
       #if canImport(Darwin)
         false
       #else

@@ -107,6 +107,7 @@ final class TemporarySuite: Sendable {
     backend.userDefaults.removePersistentDomain(forName: name)
     backend.synchronize()
     try? FileManager.default.removeItem(at: fileURL)
+    try? FileManager.default.removeItem(atPath: fileURL.path + ".lock")
   }
 }
 

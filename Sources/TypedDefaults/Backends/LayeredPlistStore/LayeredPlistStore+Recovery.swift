@@ -13,6 +13,9 @@ extension LayeredPlistStore {
     /// The corruption found, with the entries that were left out (empty for a file corrupt as a
     /// whole), and what became of the original file.
     var recovery: Recovery?
+    /// For each entry, an upper bound of its share of the file when saved (see
+    /// ``EncodedSizeBound``); `nil` when not computed.
+    var sizeBounds: [String: Int]?
   }
 
   /// A corrupt or partly unreadable `data.plist` and what the store did about it.
@@ -80,6 +83,7 @@ extension LayeredPlistStore {
       let problem: SettingsError
       let judged: FileIdentity?
       var format: PropertyListFile.Format?
+      var sizeBoundsOfRest: [String: Int]?
       switch try CorruptFiles.read(file, retryInterval: 0.05, salvaging: true) {
       case .missing:
         return PersistentRead()
@@ -91,6 +95,7 @@ extension LayeredPlistStore {
         entries = normalizingKeys(of: read, options: options, store: store)
         // Never keep what can't be written back: a save would fail on it for ever.
         let saving = savingFormat(option: options.format, file: readFormat)
+        let limit = options.maximumFileSize
         for (key, value) in entries {
           do {
             entries[key] = try storable(value, forKey: key, format: saving)
@@ -102,9 +107,36 @@ extension LayeredPlistStore {
                 reason: "Its value can't be written back as \(saving): \(error.reason)"))
           }
         }
-        if unreadable.isEmpty {
-          return PersistentRead(entries: entries, format: readFormat, identity: identity)
+        // Nor what can't be written back within the size limit (a small binary file can refer to
+        // one object many times over, which a save writes out in full): the largest entries go
+        // first until the rest fits.
+        var bounds: [String: Int] = [:]
+        bounds.reserveCapacity(entries.count)
+        var total = EncodedSizeBound.emptyFile(format: saving)
+        for (key, value) in entries {
+          let bound = EncodedSizeBound.entry(key: key, value: value, format: saving, limit: limit)
+          bounds[key] = bound
+          total += bound
         }
+        if total > limit {
+          for (key, bound) in bounds.sorted(by: { $0.value > $1.value }) where total > limit {
+            entries[key] = nil
+            bounds[key] = nil
+            total -= bound
+            unreadable.append(
+              SettingsError(
+                .corruptFile, path: file.url.path, key: key,
+                reason: bound > limit
+                  ? "Its value would take more than the \(limit) bytes the store writes and reads back"
+                  : "With it, the file would take more than the \(limit) bytes the store writes and reads back"
+              ))
+          }
+        }
+        if unreadable.isEmpty {
+          return PersistentRead(
+            entries: entries, format: readFormat, identity: identity, sizeBounds: bounds)
+        }
+        sizeBoundsOfRest = bounds
         unreadable.sort { ($0.key ?? "") < ($1.key ?? "") }
         judged = identity
         let keys = unreadable.compactMap(\.key).map { "'\($0)'" }.joined(separator: ", ")
@@ -125,6 +157,10 @@ extension LayeredPlistStore {
               .fileNotWritable, path: file.url.path,
               reason: "It is a symbolic link to '\(target.path)'; a corrupt file reached "
                 + "through a link is not the store's to move, so it is left as it is"))
+        } else if rewritesSalvagedEntries, !entries.isEmpty {
+          // Keep the original's bytes aside, then replace it with what could be read, which
+          // keeps its mode and owner.
+          setAside = Result { () throws(SettingsError) in try CorruptFiles.keepCopyAside(target) }
         } else {
           setAside = Result { () throws(SettingsError) in try CorruptFiles.moveAside(target) }
         }
@@ -135,18 +171,38 @@ extension LayeredPlistStore {
           if (try? file.write(.dictionary(entries), format: saving)) != nil {
             rewrote = true
             identity = POSIX.identity(ofFileAt: target.path)
+          } else {
+            // Finish the move, so the copy kept aside is the only one; the next save writes
+            // the entries.
+            POSIX.removeFile(target.path)
           }
         }
         return PersistentRead(
           entries: entries, format: format, identity: identity,
           recovery: Recovery(
             problem: problem, unreadableEntries: unreadable, setAside: setAside,
-            rewroteSalvagedEntries: rewrote))
+            rewroteSalvagedEntries: rewrote),
+          sizeBounds: sizeBoundsOfRest)
       }
-      let recovered =
-        holdingLock
-        ? try recover()
-        : try AtomicFile.withLock(on: file.url) { () throws(SettingsError) in try recover() }
+      let recovered: PersistentRead?
+      if holdingLock {
+        recovered = try recover()
+      } else {
+        do {
+          recovered = try AtomicFile.withLock(on: file.url) { () throws(SettingsError) in
+            try recover()
+          }
+        } catch {
+          // No lock (a read-only file system, a lock file planted as a link): nothing is moved,
+          // the store opens with what could be read, and saves refuse to write over the file.
+          return PersistentRead(
+            entries: entries, format: format, identity: nil,
+            recovery: Recovery(
+              problem: problem, unreadableEntries: unreadable, setAside: .failure(error),
+              rewroteSalvagedEntries: false),
+            sizeBounds: sizeBoundsOfRest)
+        }
+      }
       if let recovered { return recovered }
       // Another process replaced the file since it was judged: read the new one.
     }

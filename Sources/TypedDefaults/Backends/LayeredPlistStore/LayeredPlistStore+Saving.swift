@@ -18,10 +18,12 @@ extension LayeredPlistStore {
   /// unsaved.
   ///
   /// If the file on disk turns out to be corrupt, it is moved aside (see ``recoveredProblems``)
-  /// and the save writes this process's values.
+  /// and the save writes this process's values, with whatever entries of the corrupt file could
+  /// be read. A corrupt file that can't be moved aside is never written over: the save throws.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause (missing or
-  ///   read-only folder, full disk, a lock that can't be taken);
+  ///   read-only folder, full disk, a lock that can't be taken, a lock file that is a symbolic
+  ///   link, a corrupt file that couldn't be moved aside);
   ///   ``SettingsError/Code/fileTooLarge`` if the file would be larger than the store reads;
   ///   ``SettingsError/Code/fileNotReadable`` if another process left a file that can't be read
   ///   (permissions). The file is left as it was, and the changes stay in memory with

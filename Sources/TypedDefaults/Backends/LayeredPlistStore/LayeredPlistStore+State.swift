@@ -36,19 +36,27 @@ extension LayeredPlistStore {
 
     /// The format `data.plist` is saved in, for ``sizeBounds``.
     let fileFormat: PropertyListFile.Format
+    /// The largest file the store writes and reads, in bytes.
+    let sizeLimit: Int
     /// For each key of `data.plist` as this process wants it, an upper bound of its share of the
-    /// encoded file (``EncodedSizeBound``); computed at the first write, then kept up to date.
+    /// encoded file (``EncodedSizeBound``); computed when the file is read (or at the first
+    /// write), then kept up to date.
     var sizeBounds: [String: Int]?
     /// The sum of ``sizeBounds`` and the empty file's bound.
     var totalSizeBound = 0
 
     init(
       layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?,
-      fileFormat: PropertyListFile.Format
+      fileFormat: PropertyListFile.Format, sizeLimit: Int, sizeBounds: [String: Int]?
     ) {
       self.layers = layers
       self.diskIdentity = diskIdentity
       self.fileFormat = fileFormat
+      self.sizeLimit = sizeLimit
+      if let sizeBounds {
+        self.sizeBounds = sizeBounds
+        totalSizeBound = sizeBounds.values.reduce(EncodedSizeBound.emptyFile(format: fileFormat), +)
+      }
       // Start from the lowest non-empty layer with `mapValues`, which reuses its hash table
       // (opening a store with one big file then costs no rehashing), and let the layers above
       // override it.
@@ -116,7 +124,8 @@ extension LayeredPlistStore {
         var bounds: [String: Int] = [:]
         var total = EncodedSizeBound.emptyFile(format: fileFormat)
         for (key, value) in fileContents() {
-          let bound = EncodedSizeBound.entry(key: key, value: value, format: fileFormat)
+          let bound = EncodedSizeBound.entry(
+            key: key, value: value, format: fileFormat, limit: sizeLimit)
           bounds[key] = bound
           total += bound
         }
@@ -126,7 +135,10 @@ extension LayeredPlistStore {
       var total = totalSizeBound
       for (key, value) in writes {
         total -= sizeBounds?[key] ?? 0
-        if let value { total += EncodedSizeBound.entry(key: key, value: value, format: fileFormat) }
+        if let value {
+          total += EncodedSizeBound.entry(
+            key: key, value: value, format: fileFormat, limit: sizeLimit)
+        }
       }
       guard total > limit else { return }
       throw SettingsError(
@@ -140,7 +152,8 @@ extension LayeredPlistStore {
       guard sizeBounds != nil else { return }
       totalSizeBound -= sizeBounds?[key] ?? 0
       if let value = fileValue(forKey: key) {
-        let bound = EncodedSizeBound.entry(key: key, value: value, format: fileFormat)
+        let bound = EncodedSizeBound.entry(
+          key: key, value: value, format: fileFormat, limit: sizeLimit)
         sizeBounds?[key] = bound
         totalSizeBound += bound
       } else {

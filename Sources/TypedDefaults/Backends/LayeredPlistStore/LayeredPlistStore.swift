@@ -173,7 +173,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     self.layersLoadedFromDisk = loaded
     self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
     self.state = Locked(
-      State(layers: layers, diskIdentity: read.identity, fileFormat: persistentFormat))
+      State(
+        layers: layers, diskIdentity: read.identity, fileFormat: persistentFormat,
+        sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds))
 
     if let recovery = read.recovery {
       // Entries that could be read but weren't written back yet: the next save writes them.

@@ -39,11 +39,24 @@ enum BinaryPropertyListReader {
   static func read(
     _ data: Data, path: String, salvagingEntries: Bool = false
   ) throws(SettingsError) -> PropertyListReaders.Result {
-    let outcome = data.withUnsafeBytes { bytes in
-      Swift.Result { () throws(Failure) -> Decoded in
-        var decoder = try Decoder(bytes: bytes)
-        return try decoder.decodeRoot(salvaging: salvagingEntries)
+    // The decoder recurses once per level of nesting. Files nest a few levels; one nested
+    // deeper than a small thread stack can surely hold (a secondary thread on Apple platforms
+    // has 512 KiB) is decoded again on a thread of its own with a stack for the deepest file
+    // the limit allows.
+    var outcome = decode(data, salvaging: salvagingEntries, stackDepthLimit: 16)
+    if case .failure(let failure) = outcome, failure.needsDeeperStack {
+      let result = Locked<Swift.Result<Decoded, Failure>?>(nil)
+      let done = DispatchSemaphore(value: 0)
+      let thread = Thread {
+        result.withLock {
+          $0 = decode(data, salvaging: salvagingEntries, stackDepthLimit: .max)
+        }
+        done.signal()
       }
+      thread.stackSize = 64 << 20
+      thread.start()
+      done.wait()
+      outcome = result.withLock { $0 } ?? .failure(Failure("The file could not be decoded"))
     }
     switch outcome {
     case .success(let decoded):
@@ -54,6 +67,19 @@ enum BinaryPropertyListReader {
         })
     case .failure(let failure):
       throw SettingsError(.corruptFile, path: path, reason: failure.reason)
+    }
+  }
+
+  /// Decodes a whole file on the calling thread, nesting containers at most `stackDepthLimit`
+  /// levels before giving up with a failure that ``Failure/needsDeeperStack``.
+  private static func decode(
+    _ data: Data, salvaging: Bool, stackDepthLimit: Int
+  ) -> Swift.Result<Decoded, Failure> {
+    data.withUnsafeBytes { bytes in
+      Swift.Result { () throws(Failure) -> Decoded in
+        var decoder = try Decoder(bytes: bytes, stackDepthLimit: stackDepthLimit)
+        return try decoder.decodeRoot(salvaging: salvaging)
+      }
     }
   }
 
@@ -73,6 +99,20 @@ enum BinaryPropertyListReader {
     init(_ reason: String, isNesting: Bool = false) {
       self.reason = reason
       self.isNesting = isNesting
+      self.needsDeeperStack = false
+    }
+
+    /// Whether the decoding stopped only because this thread's stack might not hold more
+    /// nesting: no fault of the file, and never recorded against it.
+    let needsDeeperStack: Bool
+
+    /// Decoding must continue on a thread with a larger stack.
+    static let deeperStackNeeded = Failure(needingDeeperStack: ())
+
+    private init(needingDeeperStack: Void) {
+      reason = "The values nest deeper than this thread's stack allows"
+      isNesting = false
+      needsDeeperStack = true
     }
 
     /// A failure at a byte offset: `At byte offset: problem`.
@@ -87,7 +127,7 @@ enum BinaryPropertyListReader {
   }
 
   /// What a whole read produces.
-  private struct Decoded {
+  private struct Decoded: Sendable {
     var root: PropertyListValue
     var unreadable: [(key: String, failure: Failure)]
   }
@@ -98,6 +138,8 @@ enum BinaryPropertyListReader {
     var value: PropertyListValue
     var count: Int
     var height: Int
+    /// The bytes of text and data it expands to, every use of a shared object counted.
+    var size: Int = 0
   }
 
   /// The decoding of one file's objects, memoized by object index.
@@ -116,13 +158,18 @@ enum BinaryPropertyListReader {
     static let failed = UInt32.max - 1
     static let maximumDepth = PropertyListReaders.maximumDepth
     static let maximumCount = PropertyListReaders.maximumValueCount
+    static let maximumSize = PropertyListReaders.maximumExpandedSize
 
     /// Checks the file's layout (``BinaryPropertyListTrailer``) and prepares one state per object.
     ///
     /// - Parameter bytes: The whole file, alive for as long as the decoder.
     /// - Throws: ``Failure`` for a bad header, trailer or offset table.
-    init(bytes: UnsafeRawBufferPointer) throws(Failure) {
+    /// The nesting past which decoding stops with ``Failure/deeperStackNeeded``.
+    let stackDepthLimit: Int
+
+    init(bytes: UnsafeRawBufferPointer, stackDepthLimit: Int) throws(Failure) {
       self.bytes = bytes
+      self.stackDepthLimit = stackDepthLimit
       layout = try BinaryPropertyListTrailer(bytes: bytes)
       guard layout.objectCount < Int(Self.failed) else {
         throw Failure(
@@ -185,15 +232,25 @@ enum BinaryPropertyListReader {
         switch marker >> 4 {
         case 0xA, 0xD:
           guard depth < Self.maximumDepth else { throw nestingFailure(at: offset) }
+          guard depth < stackDepthLimit else { throw Failure.deeperStackNeeded }
           states[index] = Self.inProgress
           decoded =
             marker >> 4 == 0xA
             ? try array(index, at: offset, depth: depth)
             : try dictionary(index, at: offset, depth: depth, salvaging: false)
         default:
-          decoded = Object(value: try scalar(marker, at: offset), count: 1, height: 0)
+          let value = try scalar(marker, at: offset)
+          let size: Int
+          switch value {
+          case .string(let text): size = text.utf8.count
+          case .data(let bytes): size = bytes.count
+          default: size = 8
+          }
+          decoded = Object(value: value, count: 1, height: 0, size: size)
         }
       } catch {
+        // This decoder is abandoned; another thread starts afresh.
+        if error.needsDeeperStack { throw error }
         // Remembered, so that a bad object shared by many salvaged entries is read only once.
         states[index] = Self.failed
         failures[index] = (error, depth)
@@ -231,6 +288,7 @@ enum BinaryPropertyListReader {
       var elements: [PropertyListValue] = []
       elements.reserveCapacity(count)
       var total = 1
+      var size = 1
       var height = 0
       var position = start
       for _ in 0..<count {
@@ -238,11 +296,13 @@ enum BinaryPropertyListReader {
           try reference(at: position), referencedAt: position, depth: depth + 1)
         elements.append(element.value)
         total += element.count
+        size += element.size
         guard total <= Self.maximumCount else { throw Self.tooManyValues }
+        guard size <= Self.maximumSize else { throw Self.tooLarge }
         height = max(height, element.height)
         position &+= layout.referenceSize
       }
-      return Object(value: .array(elements), count: total, height: height + 1)
+      return Object(value: .array(elements), count: total, height: height + 1, size: size)
     }
 
     /// A dictionary: its count, the key references, then the value references. With
@@ -259,6 +319,7 @@ enum BinaryPropertyListReader {
       var entries: [String: PropertyListValue] = [:]
       entries.reserveCapacity(count)
       var total = 1
+      var size = 1
       var height = 0
       var keyPosition = start
       var valuePosition = start &+ count &* layout.referenceSize
@@ -270,6 +331,7 @@ enum BinaryPropertyListReader {
             value = try object(
               try reference(at: valuePosition), referencedAt: valuePosition, depth: depth + 1)
           } catch {
+            if error.needsDeeperStack { throw error }
             entries[key] = nil  // the last one for a key wins, even when it is unreadable
             unreadable.append((key, error))
             keyPosition &+= layout.referenceSize
@@ -282,7 +344,9 @@ enum BinaryPropertyListReader {
         }
         entries[key] = value.value
         total += value.count
+        size += value.size + key.utf8.count
         guard total <= Self.maximumCount else { throw Self.tooManyValues }
+        guard size <= Self.maximumSize else { throw Self.tooLarge }
         height = max(height, value.height)
         keyPosition &+= layout.referenceSize
         valuePosition &+= layout.referenceSize
@@ -294,8 +358,12 @@ enum BinaryPropertyListReader {
           entries[entry.key] == nil && reported.insert(entry.key).inserted
         }.reversed()
       }
-      return Object(value: .dictionary(entries), count: total, height: height + 1)
+      return Object(value: .dictionary(entries), count: total, height: height + 1, size: size)
     }
+
+    static let tooLarge = Failure(
+      "It expands to more than \(maximumSize) bytes of text and data: objects referred to many "
+        + "times over")
 
     static let tooManyValues = Failure(
       "It expands to more than \(maximumCount) values: objects referred to many times over")

@@ -28,8 +28,12 @@ enum PropertyListDate {
     var yearEnd = text.first == 0x2D ? 1 : 0
     while yearEnd < text.count, text[yearEnd] >= 0x30, text[yearEnd] <= 0x39 { yearEnd += 1 }
     let yearDigits = yearEnd - (text.first == 0x2D ? 1 : 0)
-    // At most 11 digits, so the seconds can't overflow.
-    guard yearDigits >= 4, yearDigits <= 11, text.count >= yearEnd + 16 else { return nil }
+    // At most 11 digits, so the seconds can't overflow. A year before 1 BC may have fewer than
+    // four digits: CoreFoundation writes year -1 as `-001`.
+    let fewestDigits = text.first == 0x2D ? 1 : 4
+    guard yearDigits >= fewestDigits, yearDigits <= 11, text.count >= yearEnd + 16 else {
+      return nil
+    }
     func digits(_ start: Int, _ length: Int) -> Int64? {
       var value: Int64 = 0
       for index in start..<start + length {

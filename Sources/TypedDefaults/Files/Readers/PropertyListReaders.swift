@@ -13,6 +13,11 @@ enum PropertyListReaders {
   /// The most values (scalars and containers, counting every use of a shared binary object) one
   /// file may expand to.
   static let maximumValueCount = FoundationBridge.maximumValueCount
+  /// The most bytes of text and data (counting every use of a shared binary object) one file may
+  /// expand to: 256 MiB, sixteen times the largest file read by default. A few kilobytes of
+  /// binary property list can otherwise describe terabytes of text, which whoever prints,
+  /// encodes or compares the value would have to walk.
+  static let maximumExpandedSize = 256 << 20
 
   /// A decoded property list.
   struct Result: Sendable {
@@ -32,56 +37,67 @@ extension PropertyListFile.Format {
   ]
 
   /// The format bytes are in, from their first characters: `bplist` is binary; an XML
-  /// declaration, a comment, a DOCTYPE or a `<plist` element (after an optional byte-order mark
-  /// and white space, in UTF-8, UTF-16 or UTF-32) is XML; anything else is left to the OpenStep
-  /// reader, which also reads OpenStep's `<hex data>`.
+  /// declaration, a comment, a DOCTYPE or an element (`<plist`, or a bare value root such as
+  /// `<dict>`), after an optional byte-order mark and any amount of white space, in UTF-8,
+  /// UTF-16 or UTF-32, is XML; anything else is left to the OpenStep reader, which also reads
+  /// OpenStep's `<hex data>`.
   static func detect(_ data: Data) -> PropertyListFile.Format {
     if data.starts(with: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74]) { return .binary }  // "bplist"
-    let bytes = [UInt8](data.prefix(64))
-    // The code unit width and byte order, from a byte-order mark or the zero bytes around '<'.
-    var start = 0
-    var width = 1
-    var bigEndian = true
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+    return data.withUnsafeBytes { bytes in
+      let text = leadingASCII(bytes, count: 10)
+      if text.starts(with: Array("<?".utf8)) || text.starts(with: Array("<!".utf8)) {
+        return .xml
+      }
+      // OpenStep's `<0fbd 77>` data is hexadecimal digits, which no element name is.
+      for name in xmlElementNames where text.starts(with: Array("<\(name)".utf8)) {
+        let next = text.dropFirst(name.utf8.count + 1).first
+        if next.map({ [0x3E, 0x2F, 0x20, 0x09, 0x0A, 0x0D].contains($0) }) ?? true { return .xml }
+      }
+      return .openStep
+    }
+  }
+
+  /// Up to `count` ASCII characters after the byte-order mark (if any) and all leading white
+  /// space, in the code units the bytes use: UTF-8, or UTF-16 or UTF-32 of either byte order
+  /// (from the mark, or from zero bytes around a first `<` or white space). A non-ASCII character
+  /// ends them.
+  private static func leadingASCII(_ bytes: UnsafeRawBufferPointer, count: Int) -> [UInt8] {
+    func starts(_ prefix: [UInt8]) -> Bool {
+      bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
+    }
+    func isOpening(_ byte: UInt8) -> Bool { [0x3C, 0x20, 0x09, 0x0A, 0x0D].contains(byte) }
+    var (start, width, bigEndian) = (0, 1, true)
+    if starts([0xEF, 0xBB, 0xBF]) {
       start = 3
-    } else if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+    } else if starts([0x00, 0x00, 0xFE, 0xFF]) {
       (start, width, bigEndian) = (4, 4, true)
-    } else if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+    } else if starts([0xFF, 0xFE, 0x00, 0x00]) {
       (start, width, bigEndian) = (4, 4, false)
-    } else if bytes.starts(with: [0xFE, 0xFF]) {
+    } else if starts([0xFE, 0xFF]) {
       (start, width, bigEndian) = (2, 2, true)
-    } else if bytes.starts(with: [0xFF, 0xFE]) {
+    } else if starts([0xFF, 0xFE]) {
       (start, width, bigEndian) = (2, 2, false)
-    } else if bytes.starts(with: [0x00, 0x00, 0x00, 0x3C]) {
+    } else if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0, isOpening(bytes[3]) {
       (width, bigEndian) = (4, true)
-    } else if bytes.starts(with: [0x3C, 0x00, 0x00, 0x00]) {
+    } else if bytes.count >= 4, isOpening(bytes[0]), bytes[1] == 0, bytes[2] == 0, bytes[3] == 0 {
       (width, bigEndian) = (4, false)
-    } else if bytes.starts(with: [0x00, 0x3C]) {
+    } else if bytes.count >= 2, bytes[0] == 0, isOpening(bytes[1]) {
       (width, bigEndian) = (2, true)
-    } else if bytes.starts(with: [0x3C, 0x00]) {
+    } else if bytes.count >= 2, isOpening(bytes[0]), bytes[1] == 0 {
       (width, bigEndian) = (2, false)
     }
-    // The first characters after the mark, as ASCII (non-ASCII ends the look).
     var text: [UInt8] = []
     var index = start
-    while index + width <= bytes.count, text.count < 10 {
-      let unit = bytes[index..<index + width]
-      let value = bigEndian ? unit.last! : unit.first!
-      let others = bigEndian ? unit.dropLast() : unit.dropFirst()
-      guard others.allSatisfy({ $0 == 0 }), value < 0x80 else { break }
+    while index + width <= bytes.count, text.count < count {
+      let value = bigEndian ? bytes[index + width - 1] : bytes[index]
+      for other in 0..<width - 1 where bytes[bigEndian ? index + other : index + 1 + other] != 0 {
+        return text
+      }
+      guard value < 0x80 else { return text }
       index += width
       if text.isEmpty, [0x20, 0x09, 0x0A, 0x0D].contains(value) { continue }
       text.append(value)
     }
-    if text.starts(with: Array("<?".utf8)) || text.starts(with: Array("<!".utf8)) {
-      return .xml
-    }
-    // An element: `<plist`, or a bare value root such as `<dict>` (OpenStep's `<0fbd 77>` data
-    // is hexadecimal digits, which no element name is).
-    for name in xmlElementNames where text.starts(with: Array("<\(name)".utf8)) {
-      let next = text.dropFirst(name.utf8.count + 1).first
-      if next == nil || [0x3E, 0x2F, 0x20, 0x09, 0x0A, 0x0D].contains(next!) { return .xml }
-    }
-    return .openStep
+    return text
   }
 }

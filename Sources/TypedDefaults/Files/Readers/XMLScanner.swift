@@ -666,8 +666,10 @@ struct XMLScanner {
         index += 1
       }
       let digitsStart = index
+      // Any number of digits (leading zeros are allowed); a value past U+10FFFF is clamped to
+      // one past it, which the check below refuses, so the arithmetic can't overflow.
       var value: UInt32 = 0
-      while index < bytes.count, index - digitsStart < 9 {
+      while index < bytes.count {
         let byte = bytes[index]
         let digit: UInt32
         switch byte {
@@ -677,7 +679,7 @@ struct XMLScanner {
         default: digit = 99
         }
         if digit == 99 { break }
-        value = value * radix + digit
+        value = min(value * radix + digit, 0x11_0000)
         index += 1
       }
       guard index > digitsStart, byte(at: index) == 0x3B else {

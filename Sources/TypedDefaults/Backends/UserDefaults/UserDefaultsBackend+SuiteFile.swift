@@ -1,0 +1,454 @@
+#if !canImport(Darwin)
+  import Dispatch
+  import Foundation
+
+  /// The persistence of a `UserDefaults` suite on Linux, owned by ``UserDefaultsBackend``: the
+  /// suite's values in memory, its file saved with the layered store's machinery (atomic replace,
+  /// `flock` on `<suite>.plist.lock`, merge by file identity, recovery), and the process's
+  /// `UserDefaults` kept in step without ever calling corelibs' `synchronize()` (which rewrites the
+  /// file in place). See "UserDefaultsBackend on Linux" in Docs/Design.md.
+  ///
+  /// Locks: `state` guards the values; `mirrorLock` orders the writes into `UserDefaults` (taken
+  /// while `state` is held, released after the writes, so they reach `UserDefaults` in the order
+  /// the values changed without blocking reads); `saveLock` serializes saves within the process.
+  /// Lock order: `saveLock`, `state`, `mirrorLock`. No lock but `saveLock` is held across I/O.
+  // @unchecked Sendable: `mirror` is only accessed while `mirrorLock` is held; `UserDefaults` is
+  // thread-safe; everything else is immutable or a `Locked`.
+  final class SuiteFile: @unchecked Sendable {
+    /// What a save or read changes, under `state`.
+    struct State {
+      /// The suite's persistent domain as this process sees it.
+      var values: [String: PropertyListValue]
+      /// Keys changed here and not yet saved, with the number of their latest change.
+      var dirty: [String: UInt64] = [:]
+      var changeCount: UInt64 = 0
+      /// The version of the file last read or written; `nil` if there was none.
+      var diskIdentity: FileIdentity?
+      var flushScheduled = false
+      var lastChange = DispatchTime.now()
+      var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
+
+      mutating func markDirty(_ key: String) {
+        changeCount &+= 1
+        dirty[key] = changeCount
+      }
+
+      /// Takes in values another process saved (or a raw `UserDefaults` write), except for keys
+      /// changed here and not saved; returns the keys whose values changed.
+      mutating func adopt(_ contents: [String: PropertyListValue]) -> [String: PropertyListValue?] {
+        var changed: [String: PropertyListValue?] = [:]
+        for key in Set(contents.keys).union(values.keys)
+        where dirty[key] == nil && values[key] != contents[key] {
+          values[key] = contents[key]
+          changed[key] = .some(contents[key])
+        }
+        return changed
+      }
+    }
+
+    /// What this backend knows `UserDefaults` holds for the suite, under `mirrorLock`.
+    struct Mirror {
+      /// The value last written into (or seen in) `UserDefaults` per key.
+      var known: [String: PropertyListValue]
+      /// Keys this backend wrote into `UserDefaults`: corelibs holds them as changed, so a later
+      /// `synchronize()` by other code writes them; values taken in from other processes for
+      /// them are written too, so that such a rewrite writes current values.
+      var pushed: Set<String> = []
+      /// The number of each key's latest write into `UserDefaults`.
+      var pushNumber: [String: UInt64] = [:]
+      var pushCount: UInt64 = 0
+    }
+
+    let file: PropertyListFile
+    let userDefaults: UserDefaults
+    let domainName: String
+    let name: String
+    let flushDelay: Double
+    let state: Locked<State>
+    private let mirrorLock = NSLock()
+    private var mirror: Mirror
+    private let saveLock = NSLock()
+    /// Called with the keys whose values changed when other processes' or raw `UserDefaults`
+    /// changes are taken in.
+    let changesTakenIn: @Sendable (Set<String>) -> Void
+
+    static let options = LayeredPlistStore.Options(format: .binary, savesAtExit: false)
+
+    init(
+      userDefaults: UserDefaults, domainName: String, name: String, flushDelay: Double,
+      changesTakenIn: @escaping @Sendable (Set<String>) -> Void
+    ) {
+      self.userDefaults = userDefaults
+      self.domainName = domainName
+      self.name = name
+      self.flushDelay = flushDelay
+      self.changesTakenIn = changesTakenIn
+      self.file = PropertyListFile(url: UserDefaultsBackend.fileURL(ofDomain: domainName))
+      AtomicFile.removeStaleTemporaryFiles(of: file.url)
+      var initial = LayeredPlistStore.PersistentRead()
+      do {
+        initial = try LayeredPlistStore.readPersistent(
+          file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
+      } catch {
+        // Unreadable for a reason other than its contents (permissions, a missing folder): start
+        // empty with no known version, so a save re-reads the file and never writes over it;
+        // that save's failure is reported.
+        initial = LayeredPlistStore.PersistentRead()
+      }
+      state = Locked(State(values: initial.entries, diskIdentity: initial.identity))
+      mirror = Mirror(known: initial.entries)
+      if let recovery = initial.recovery { Self.report(recovery, backend: name) }
+    }
+
+    // MARK: - Reading and writing
+
+    var values: [String: PropertyListValue] { state.withLock { $0.values } }
+
+    func value(forKey key: String) -> PropertyListValue? {
+      state.withLock { $0.values[key] }
+    }
+
+    /// Stores checked values (`nil`: removed) and writes them into `UserDefaults`.
+    func write(_ writes: [String: PropertyListValue?]) {
+      let objects = writes.mapValues { $0.map(FoundationBridge.object(from:)) }
+      let pushes = state.withLock { state -> [(String, PropertyListValue?, Any?)] in
+        for (key, value) in writes {
+          state.values[key] = value
+          state.markDirty(key)
+        }
+        mirrorLock.lock()
+        return writes.map { ($0.key, $0.value, objects[$0.key] ?? nil) }
+      }
+      pushLocked(pushes, markPushed: true)
+      mirrorLock.unlock()
+    }
+
+    /// Stores checked values in memory only, for an import that writes them into `UserDefaults`
+    /// after its save (``pushCurrentValues(of:)``): into a suite corelibs hasn't loaded yet, they
+    /// then cost nothing to write there (corelibs loads the saved file and finds them equal).
+    func writeWithoutPushing(_ writes: [String: PropertyListValue]) {
+      state.withLock { state in
+        for (key, value) in writes {
+          state.values[key] = value
+          state.markDirty(key)
+        }
+      }
+    }
+
+    /// Writes values into `UserDefaults`, with `mirrorLock` held.
+    private func pushLocked(_ pushes: [(String, PropertyListValue?, Any?)], markPushed: Bool) {
+      for (key, value, object) in pushes {
+        if let object {
+          userDefaults.set(object, forKey: key)
+        } else {
+          userDefaults.removeObject(forKey: key)
+        }
+        mirror.known[key] = value
+        mirror.pushCount &+= 1
+        mirror.pushNumber[key] = mirror.pushCount
+        if markPushed { mirror.pushed.insert(key) }
+      }
+    }
+
+    /// Writes the current values of `keys` into `UserDefaults` (after an import's save).
+    func pushCurrentValues(of keys: some Collection<String>) {
+      let pushes = state.withLock { state -> [(String, PropertyListValue?, Any?)] in
+        mirrorLock.lock()
+        return keys.map { key in
+          let value = state.values[key]
+          return (key, value, value.map(FoundationBridge.object(from:)))
+        }
+      }
+      pushLocked(pushes, markPushed: true)
+      mirrorLock.unlock()
+    }
+
+    /// Records values taken in from other processes and writes those of keys this backend wrote
+    /// into `UserDefaults` (see ``Mirror/pushed``); state's lock must be held, and is what the
+    /// caller releases after this returns with `mirrorLock` held.
+    private func lockMirror(
+      forAdopted changed: [String: PropertyListValue?]
+    ) -> [(String, PropertyListValue?, Any?)] {
+      mirrorLock.lock()
+      return changed.compactMap { key, value in
+        mirror.pushed.contains(key) ? (key, value, value.map(FoundationBridge.object(from:))) : nil
+      }
+    }
+
+    var hasUnsavedChanges: Bool { state.withLock { !$0.dirty.isEmpty } }
+
+    // MARK: - Raw UserDefaults writes
+
+    /// Takes in what other code in the process wrote into the suite with raw `UserDefaults`
+    /// calls since this backend last looked: keys whose value in the persistent domain differs
+    /// from the one this backend last wrote there or saw there become local, unsaved changes.
+    ///
+    /// - Returns: The keys whose values changed.
+    @discardableResult
+    func takeInUserDefaultsWrites() -> Set<String> {
+      mirrorLock.lock()
+      let before = mirror.pushCount
+      mirrorLock.unlock()
+      let domain = userDefaults.persistentDomain(forName: domainName) ?? [:]
+      var current: [String: PropertyListValue] = [:]
+      current.reserveCapacity(domain.count)
+      for (key, object) in domain {
+        if let value = try? FoundationBridge.value(from: object) { current[key] = value }
+      }
+      return state.withLock { state -> Set<String> in
+        mirrorLock.lock()
+        defer { mirrorLock.unlock() }
+        var changed: Set<String> = []
+        for key in Set(current.keys).union(mirror.known.keys)
+        where mirror.known[key] != current[key] {
+          // A key this backend wrote while the domain was being copied: the copy is older.
+          if let number = mirror.pushNumber[key], number > before { continue }
+          mirror.known[key] = current[key]
+          guard state.values[key] != current[key] else { continue }
+          state.values[key] = current[key]
+          state.markDirty(key)
+          changed.insert(key)
+        }
+        return changed
+      }
+    }
+
+    // MARK: - Saving
+
+    /// Saves the file if it has unsaved changes, else takes in other processes' saved changes.
+    ///
+    /// - Parameter takingInUserDefaults: Whether raw `UserDefaults` writes are taken in first.
+    func synchronize(takingInUserDefaults: Bool) throws(SettingsError) {
+      saveLock.lock()
+      defer { saveLock.unlock() }
+      var changed = takingInUserDefaults ? takeInUserDefaultsWrites() : []
+      if hasUnsavedChanges {
+        changed.formUnion(try saveLocked(updating: { _ in nil }))
+      } else {
+        changed.formUnion(try reloadLocked())
+      }
+      if !changed.isEmpty { changesTakenIn(changed) }
+    }
+
+    /// Saves whether or not anything changed (see ``UserDefaultsBackend/save()``).
+    func save() throws(SettingsError) {
+      saveLock.lock()
+      defer { saveLock.unlock() }
+      let changed = try saveLocked(updating: { _ in nil })
+      if !changed.isEmpty { changesTakenIn(changed) }
+    }
+
+    /// See ``UserDefaultsBackend/update(forKey:_:)``.
+    func update(
+      forKey key: String,
+      _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
+    ) throws(SettingsError) -> PropertyListValue? {
+      saveLock.lock()
+      defer { saveLock.unlock() }
+      var stored: PropertyListValue?
+      var changed = try saveLocked(updating: { contents throws(SettingsError) in
+        stored = try transform(contents[key])
+        if let value = stored { try UserDefaultsBackend.checkStorable(value, forKey: key) }
+        contents[key] = stored
+        return key
+      })
+      changed.insert(key)
+      changesTakenIn(changed)
+      return stored
+    }
+
+    /// Re-reads the file if another process replaced or changed it, and takes in its values for
+    /// keys not changed here; returns the keys whose values changed. `saveLock` must be held.
+    func reloadLocked() throws(SettingsError) -> Set<String> {
+      let target = AtomicFile.resolvedTarget(of: file.url).path
+      guard POSIX.identity(ofFileAt: target) != state.withLock({ $0.diskIdentity }) else {
+        return []
+      }
+      let read = try LayeredPlistStore.readPersistent(
+        file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
+      if let recovery = read.recovery {
+        Self.report(recovery, backend: name)
+        if read.entries.isEmpty {
+          state.withLock { $0.diskIdentity = nil }
+          return []
+        }
+      }
+      let pushes = state.withLock { state in
+        state.diskIdentity = read.identity
+        let changed = state.adopt(read.entries)
+        return (Set(changed.keys), lockMirror(forAdopted: changed))
+      }
+      pushLocked(pushes.1, markPushed: false)
+      mirrorLock.unlock()
+      return pushes.0
+    }
+
+    func reload() throws(SettingsError) {
+      saveLock.lock()
+      defer { saveLock.unlock() }
+      var changed = takeInUserDefaultsWrites()
+      changed.formUnion(try reloadLocked())
+      if !changed.isEmpty { changesTakenIn(changed) }
+    }
+
+    /// What a save found and did under the file lock.
+    private struct SaveOutcome {
+      var identity: FileIdentity?
+      var othersContents: [String: PropertyListValue]?
+      var updatedKey: String?
+      var recovery: LayeredPlistStore.Recovery?
+    }
+
+    /// Saves under the file lock, merging with the file if another process changed it, after
+    /// `update` changes the merged contents; returns the keys whose values changed by the merge.
+    /// `saveLock` must be held.
+    private func saveLocked(
+      updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> String?
+    ) throws(SettingsError) -> Set<String> {
+      let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
+        let now = DispatchTime.now().uptimeNanoseconds
+        let cleansUp = now &- state.lastTemporaryFileCleanup > 60_000_000_000
+        if cleansUp { state.lastTemporaryFileCleanup = now }
+        return (
+          state.dirty.map { key, change in (key, state.values[key], change) },
+          state.diskIdentity, state.values, cleansUp
+        )
+      }
+      let target = AtomicFile.resolvedTarget(of: file.url).path
+      let outcome = try AtomicFile.withLock(on: file.url) {
+        () throws(SettingsError) -> SaveOutcome in
+        var outcome = SaveOutcome()
+        var contents = ownContents
+        if POSIX.identity(ofFileAt: target) != knownIdentity {
+          // Another process (or corelibs, rewriting in place) changed the file: start from it.
+          let read = try LayeredPlistStore.readPersistent(
+            file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false)
+          if let recovery = read.recovery {
+            if case .failure(let failure) = recovery.setAside {
+              throw SettingsError(
+                .fileNotWritable, path: file.url.path,
+                reason: "\(recovery.problem.reason); it could not be kept aside "
+                  + "(\(failure.reason)), so nothing was written over it")
+            }
+            outcome.recovery = recovery
+          }
+          contents = read.entries
+          for (key, value, _) in changes { contents[key] = value }
+          outcome.othersContents = contents
+        }
+        if let key = try update(&contents) {
+          outcome.updatedKey = key
+          outcome.othersContents = contents
+        }
+        if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: file.url) }
+        if contents.isEmpty, !CorruptFiles.isSymbolicLink(file.url) {
+          // As corelibs does: an empty suite has no file (`defaults delete` leaves none). A
+          // linked file is the user's and is written empty instead.
+          if POSIX.identity(ofFileAt: target) != nil {
+            POSIX.removeFile(target)
+            POSIX.synchronizeFolder(file.url.deletingLastPathComponent().path)
+          }
+        } else {
+          try file.write(.dictionary(contents), format: .binary)
+        }
+        outcome.identity = POSIX.identity(ofFileAt: target)
+        return outcome
+      }
+      let (changedKeys, pushes) = state.withLock { state in
+        var changed: [String: PropertyListValue?] = [:]
+        if let key = outcome.updatedKey, let contents = outcome.othersContents,
+          state.dirty[key] == changes.first(where: { $0.0 == key })?.2
+        {
+          state.dirty[key] = nil
+          if state.values[key] != contents[key] {
+            state.values[key] = contents[key]
+            changed[key] = .some(contents[key])
+          }
+        }
+        for (key, _, change) in changes where state.dirty[key] == change {
+          state.dirty[key] = nil
+        }
+        if let others = outcome.othersContents {
+          changed.merge(state.adopt(others)) { $1 }
+        }
+        state.diskIdentity = outcome.identity
+        var pushes = lockMirror(forAdopted: changed)
+        if let key = outcome.updatedKey, let value = changed[key],
+          !pushes.contains(where: { $0.0 == key })
+        {
+          pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+        }
+        return (Set(changed.keys), pushes)
+      }
+      pushLocked(pushes, markPushed: false)
+      mirrorLock.unlock()
+      if let recovery = outcome.recovery { Self.report(recovery, backend: name) }
+      return changedKeys
+    }
+
+    /// Reports a corrupt or partly unreadable suite file and what was done with it.
+    static func report(_ recovery: LayeredPlistStore.Recovery, backend: String) {
+      var outcome: String
+      switch recovery.setAside {
+      case .success(let aside): outcome = "moved it to '\(aside.path)'"
+      case .failure(let failure):
+        outcome = "could not move it aside (\(failure.reason)), so saves won't write over it"
+      }
+      if recovery.unreadableEntries.isEmpty {
+        outcome += " and carried on without its values"
+      } else {
+        outcome += " and carried on with the entries that could be read"
+        if recovery.rewroteSalvagedEntries { outcome += ", written back as a new file" }
+      }
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .corruptFile, key: nil, backend: backend,
+          message: "\(recovery.problem); \(outcome)"))
+    }
+
+    // MARK: - Flushing
+
+    /// Saves on the backend's own initiative (debounced flush, exit), reporting a failure.
+    func flushReportingFailure(takingInUserDefaults: Bool) {
+      do {
+        try synchronize(takingInUserDefaults: takingInUserDefaults)
+      } catch {
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .saveFailed, key: nil, backend: name,
+            message: "\(error); the changes stay in memory for the next save"))
+      }
+    }
+
+    /// Schedules a save `flushDelay` seconds after the last of a burst of writes.
+    func scheduleFlush() {
+      let schedule = state.withLock { state in
+        state.lastChange = .now()
+        defer { state.flushScheduled = true }
+        return !state.flushScheduled
+      }
+      if schedule { scheduleFlush(after: flushDelay) }
+    }
+
+    private func scheduleFlush(after delay: Double) {
+      DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+        self?.flushFired()
+      }
+    }
+
+    private func flushFired() {
+      let remaining = state.withLock { state -> Double? in
+        let quiet =
+          Double(DispatchTime.now().uptimeNanoseconds - state.lastChange.uptimeNanoseconds) / 1e9
+        if quiet < flushDelay { return flushDelay - quiet }
+        state.flushScheduled = false
+        return nil
+      }
+      if let remaining {
+        scheduleFlush(after: remaining)
+      } else if hasUnsavedChanges {
+        flushReportingFailure(takingInUserDefaults: false)
+      }
+    }
+  }
+#endif

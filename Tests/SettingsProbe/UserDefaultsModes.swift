@@ -1,0 +1,89 @@
+// Modes of SettingsProbe for the UserDefaultsBackend tests (see main.swift for the others):
+//
+//   SettingsProbe userdefaults <suite> ud-write-keys <prefix> <count>  (sets <prefix>.<i> = i and
+//     calls synchronize() after each)
+//   SettingsProbe userdefaults <suite> ud-increment <key> <count>  (update(forKey:) count times)
+//   SettingsProbe userdefaults <suite> ud-save-states <first>  (prints "ready", then imports
+//     state first, first + 1… with setValues until killed, printing "saved N" after each)
+//   SettingsProbe userdefaults <suite> ud-import-loop <count>  (prints "ready", then imports
+//     generation 1, 2…: keys import.0 ..< count all = the generation, printing "imported G")
+//   SettingsProbe raw <suite> raw-set <key> <kind>:<value>  (plain UserDefaults: set, then
+//     synchronize(), as a program not using this library does; no backend in the process)
+//   SettingsProbe raw <suite> raw-get <key>  (plain UserDefaults: prints the value or nil)
+
+import Foundation
+import TypedDefaults
+
+/// Runs a `raw` mode, which must run before any backend exists in the process; returns whether
+/// the arguments named one.
+func runRawUserDefaultsMode(_ arguments: [String]) -> Bool {
+  guard arguments.count >= 4, arguments[0] == "raw",
+    let defaults = UserDefaults(suiteName: arguments[1])
+  else { return false }
+  switch arguments[2] {
+  case "raw-set":
+    guard arguments.count == 5 else { fail("raw-set needs a key and a value") }
+    switch parse(arguments[4]) {
+    case .string(let text): defaults.set(text, forKey: arguments[3])
+    case .integer(let integer):
+      defaults.set(integer.int64Value.map(Int.init) ?? 0, forKey: arguments[3])
+    case .real(let real): defaults.set(real, forKey: arguments[3])
+    case .bool(let bool): defaults.set(bool, forKey: arguments[3])
+    default: fail("raw-set takes a scalar")
+    }
+    guard defaults.synchronize() else { fail("synchronize() failed") }
+  case "raw-get":
+    print(defaults.object(forKey: arguments[3]).map { "\($0)" } ?? "nil")
+  default:
+    fail("unknown raw command '\(arguments[2])'")
+  }
+  return true
+}
+
+/// Runs a `ud-` mode; returns whether `command` named one.
+func runUserDefaultsMode(
+  _ command: String, _ backend: any SettingsBackend, _ arguments: [String]
+) throws -> Bool {
+  guard command.hasPrefix("ud-") else { return false }
+  guard let backend = backend as? UserDefaultsBackend, arguments.count >= 4 else {
+    fail("\(command) needs a userdefaults backend and an argument")
+  }
+  let output = FileHandle.standardOutput
+  switch command {
+  case "ud-write-keys":
+    guard arguments.count == 5, let count = Int(arguments[4]) else { fail("needs a count") }
+    for index in 0..<count {
+      try backend.setValue(.integer(.init(Int64(index))), forKey: "\(arguments[3]).\(index)")
+      guard backend.synchronize() else { fail("synchronize() failed") }
+    }
+  case "ud-increment":
+    guard arguments.count == 5, let count = Int(arguments[4]) else { fail("needs a count") }
+    for _ in 0..<count {
+      try backend.update(forKey: arguments[3]) {
+        .integer(.init(Int64(($0?.intValue ?? 0) + 1)))
+      }
+    }
+  case "ud-save-states":
+    guard var counter = Int64(arguments[3]) else { fail("needs a first state number") }
+    output.write(Data("ready\n".utf8))
+    while true {
+      try backend.setValues(faultState(counter))
+      output.write(Data("saved \(counter)\n".utf8))
+      counter += 1
+    }
+  case "ud-import-loop":
+    guard let count = Int(arguments[3]) else { fail("needs a key count") }
+    output.write(Data("ready\n".utf8))
+    var generation: Int64 = 1
+    while true {
+      var values: [String: PropertyListValue] = [:]
+      for index in 0..<count { values["import.\(index)"] = .integer(.init(generation)) }
+      try backend.setValues(values)
+      output.write(Data("imported \(generation)\n".utf8))
+      generation += 1
+    }
+  default:
+    fail("unknown command '\(command)'")
+  }
+  return true
+}

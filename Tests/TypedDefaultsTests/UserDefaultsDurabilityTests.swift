@@ -1,0 +1,266 @@
+import Foundation
+import Testing
+
+@testable import TypedDefaults
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What `UserDefaultsBackend` promises on Linux, where it saves the suite file itself: kills in
+/// the middle of saves and imports, several writing processes, many threads, files corelibs wrote
+/// or left broken, and sharing the suite with raw `UserDefaults` in the same process.
+@Suite struct UserDefaultsDurabilityTests {
+  #if !canImport(Darwin)
+    /// A fresh config folder and suite name for child processes.
+    struct Place {
+      let directory: TemporaryDirectory
+      let suite = "TypedDefaultsTests.durability"
+      var environment: [String: String] { ["XDG_CONFIG_HOME": directory.url.path] }
+      var file: URL { directory.file("\(suite).plist") }
+
+      init() throws { directory = try TemporaryDirectory() }
+
+      func probe(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
+        process.arguments = ["userdefaults", suite] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        return process
+      }
+
+      func saved() throws -> [String: PropertyListValue] {
+        try PropertyListFile(url: file).readDictionary() ?? [:]
+      }
+    }
+
+    /// Starts `process`, waits for its "ready" line, kills it after `delay` µs, and returns the
+    /// lines it printed.
+    static func killed(_ process: Process, after delay: UInt32) throws -> [Substring] {
+      let output = Pipe()
+      process.standardOutput = output
+      try process.run()
+      let reader = output.fileHandleForReading
+      var buffer = Data()
+      while !buffer.starts(with: Data("ready\n".utf8)) {
+        let chunk = reader.availableData
+        if chunk.isEmpty { break }
+        buffer.append(chunk)
+      }
+      if delay > 0 { usleep(delay) }
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      buffer.append(reader.readDataToEndOfFile())
+      try reader.close()
+      return String(decoding: buffer, as: UTF8.self).split(separator: "\n")
+    }
+
+    @Test func aProcessKilledAtRandomMomentsWhileSavingLeavesACompleteSavedState() throws {
+      let environment = ProcessInfo.processInfo.environment
+      let rounds = max(100, environment["TYPEDDEFAULTS_FAULT_ROUNDS"].flatMap { Int($0) } ?? 100)
+      var random = StoreFaultTests.SeededGenerator(state: 20_261_202)
+      let place = try Place()
+      var onDisk: Int64 = 0
+      for round in 0..<rounds {
+        let lines = try Self.killed(
+          place.probe(["ud-save-states", "\(onDisk + 1)"]),
+          after: UInt32.random(in: 0...12_000, using: &random))
+        try #require(lines.first == "ready", "round \(round): \(lines.prefix(3))")
+        let reported = lines.dropFirst().compactMap {
+          $0.split(separator: " ").last.flatMap { Int64($0) }
+        }
+        let lastComplete = reported.last ?? onDisk
+        let saved = try place.saved()
+        // Killed before the very first save: no file yet.
+        if saved.isEmpty, onDisk == 0, reported.isEmpty { continue }
+        let counter = try #require(saved["counter"]?.intValue, "round \(round): \(saved.keys)")
+        #expect(
+          counter == lastComplete || counter == lastComplete + 1,
+          "round \(round): state \(counter) on disk, \(lastComplete) last reported saved")
+        #expect(saved == StoreFaultTests.savedState(Int64(counter)), "round \(round)")
+        onDisk = Int64(counter)
+      }
+    }
+
+    @Test func anImportKilledMidwayLeavesTheStateBeforeOrAfterIt() throws {
+      let place = try Place()
+      var random = StoreFaultTests.SeededGenerator(state: 7)
+      for round in 0..<12 {
+        let lines = try Self.killed(
+          place.probe(["ud-import-loop", "2000"]),
+          after: UInt32.random(in: 0...60_000, using: &random))
+        let saved = try place.saved()
+        let generations = Set(saved.values.compactMap(\.intValue))
+        #expect(generations.count <= 1, "round \(round): a partial import: \(generations.sorted())")
+        if let generation = generations.first {
+          #expect(saved.count == 2000, "round \(round)")
+          let reported = lines.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+          #expect(generation >= (reported.last ?? 0), "round \(round)")
+        }
+      }
+    }
+
+    @Test(arguments: [2, 4, 8])
+    func processesWritingDisjointKeysToOneSuiteLoseNone(_ count: Int) throws {
+      let place = try Place()
+      let keysEach = 40
+      let processes = (0..<count).map { place.probe(["ud-write-keys", "p\($0)", "\(keysEach)"]) }
+      for process in processes { try process.run() }
+      for process in processes {
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+      }
+      var expected: [String: PropertyListValue] = [:]
+      for index in 0..<count {
+        for key in 0..<keysEach { expected["p\(index).\(key)"] = .integer(.init(Int64(key))) }
+      }
+      #expect(try place.saved() == expected)
+    }
+
+    @Test func fourProcessesIncrementingOneKeyCountExactly() throws {
+      let place = try Place()
+      let processes = (0..<4).map { _ in place.probe(["ud-increment", "count", "25"]) }
+      for process in processes { try process.run() }
+      for process in processes {
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+      }
+      #expect(try place.saved() == ["count": 100])
+    }
+
+    @Test func aSuiteFileWrittenByCorelibsIsReadMergedAndSavedBinary() throws {
+      let place = try Place()
+      let raw = try runProduct(
+        "SettingsProbe", ["raw", place.suite, "raw-set", "fromCorelibs", "string:xml"],
+        environment: place.environment)
+      #expect(raw.status == 0, "\(raw.standardError)")
+      #expect(try Data(contentsOf: place.file).starts(with: Data("<?xml".utf8)))
+      let write = try runProduct(
+        "SettingsProbe", ["userdefaults", place.suite, "set", "fromBackend", "int:3"],
+        environment: place.environment)
+      #expect(write.status == 0, "\(write.standardError)")
+      #expect(try Data(contentsOf: place.file).starts(with: Data("bplist00".utf8)))
+      #expect(try place.saved() == ["fromCorelibs": "xml", "fromBackend": 3])
+      // And corelibs reads the binary file back.
+      let read = try runProduct(
+        "SettingsProbe", ["raw", place.suite, "raw-get", "fromBackend"],
+        environment: place.environment)
+      #expect(read.standardOutput == "3\n")
+    }
+  #endif
+}
+
+/// Threads, broken files and raw `UserDefaults` in the same process (Linux).
+@Suite struct UserDefaultsSharingTests {
+  #if !canImport(Darwin)
+    /// Reads a suite file as the backend does, waiting out an in-place rewrite: any test calling
+    /// `UserDefaults.synchronize()` makes corelibs rewrite every suite this process changed.
+    static func saved(_ url: URL) throws -> [String: PropertyListValue]? {
+      try CorruptFiles.readDictionary(PropertyListFile(url: url), retryInterval: 0.05)
+    }
+
+    @Test func eightThreadsReadBackEveryValueTheyJustWrote() async throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      let misses = await withTaskGroup(of: Int.self) { group in
+        for thread in 0..<8 {
+          group.addTask {
+            var misses = 0
+            for index in 0..<20_000 {
+              try? backend.setValue(.integer(.init(Int64(index))), forKey: "thread.\(thread)")
+              if backend.value(forKey: "thread.\(thread)") != .integer(.init(Int64(index))) {
+                misses += 1
+              }
+            }
+            return misses
+          }
+        }
+        return await group.reduce(0, +)
+      }
+      #expect(misses == 0)
+    }
+
+    @Test func aZeroByteSuiteFileIsAnEmptySuiteLeftInPlace() throws {
+      let suite = "TypedDefaultsTests.zero.\(UUID().uuidString)"
+      let file = UserDefaultsBackend.fileURL(ofDomain: suite)
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data().write(to: file)
+      defer { try? FileManager.default.removeItem(at: file) }
+      let (backend, diagnostics) = collectingDiagnostics { UserDefaultsBackend(suiteName: suite) }
+      #expect(diagnostics.isEmpty)
+      #expect(backend.dictionaryRepresentation().isEmpty)
+      #expect(try Data(contentsOf: file).isEmpty)
+    }
+
+    @Test func aTruncatedSuiteFileIsMovedAsideWithItsReadableEntriesSalvaged() throws {
+      let suite = "TypedDefaultsTests.truncated.\(UUID().uuidString)"
+      let file = UserDefaultsBackend.fileURL(ofDomain: suite)
+      let folder = file.deletingLastPathComponent()
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      defer {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(suite) {
+          try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+      }
+      // What corelibs leaves when killed mid-rewrite: the start of its XML file.
+      let whole = xmlPropertyList(
+        "<dict><key>kept</key><string>yes</string><key>lost</key><string>abcdef</string></dict>")
+      let truncated = whole.prefix(whole.count - 40)
+      try truncated.write(to: file)
+      let (backend, diagnostics) = collectingDiagnostics { UserDefaultsBackend(suiteName: suite) }
+      #expect(diagnostics.map(\.kind) == [.corruptFile])
+      #expect(diagnostics.first?.message.contains("moved it to '\(file.path).corrupt-") == true)
+      let aside = try #require(
+        try FileManager.default.contentsOfDirectory(atPath: folder.path)
+          .first { $0.hasPrefix("\(suite).plist.corrupt-") })
+      #expect(try Data(contentsOf: folder.appendingPathComponent(aside)) == truncated)
+      withExtendedLifetime(backend) {}
+    }
+
+    @Test func aWriteIsReadByRawUserDefaultsAtOnceAndARawWriteAtTheNextSynchronize() throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      try backend.setValue("through the backend", forKey: "a")
+      let raw = try #require(UserDefaults(suiteName: suite.name))
+      #expect(raw.string(forKey: "a") == "through the backend")
+
+      // A raw write of a key the backend lacks reads at once; of a key it holds, once taken in.
+      raw.set("raw new", forKey: "b")
+      raw.set("raw changed", forKey: "a")
+      #expect(backend.value(forKey: "b") == "raw new")
+      #expect(backend.value(forKey: "a") == "through the backend")
+      #expect(backend.synchronize())
+      #expect(backend.value(forKey: "a") == "raw changed")
+      #expect(backend.dictionaryRepresentation() == ["a": "raw changed", "b": "raw new"])
+      #expect(
+        try Self.saved(suite.fileURL) == backend.dictionaryRepresentation())
+    }
+
+    @Test func corelibsRewritingTheFileInPlaceLosesNoneOfTheBackendsKeys() throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      try backend.setValues(["one": 1, "two": 2])
+      try backend.setValue(3, forKey: "three")
+      // Other code synchronizes: corelibs rewrites the file in place, as XML, with its view.
+      #expect(backend.userDefaults.synchronize())
+      #expect(try Data(contentsOf: suite.fileURL).starts(with: Data("<?xml".utf8)))
+      try backend.setValue(4, forKey: "four")
+      try backend.save()
+      #expect(
+        try Self.saved(suite.fileURL)
+          == ["one": 1, "two": 2, "three": 3, "four": 4])
+    }
+
+    @Test func aFractionalDateRoundTripsExactlyThroughTheBinaryFile() throws {
+      let suite = TemporarySuite()
+      let date = PropertyListValue.date(Date(timeIntervalSinceReferenceDate: 786_000_000.125))
+      try suite.backend.setValue(date, forKey: "when")
+      try suite.backend.save()
+      #expect(try Self.saved(suite.fileURL)?["when"] == date)
+    }
+  #endif
+}
