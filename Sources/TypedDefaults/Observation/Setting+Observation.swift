@@ -11,6 +11,7 @@ extension Setting {
   /// Observation starts when iteration does, so with `initial: true` the first element is the
   /// value at that moment, never a value from when the sequence was created. The buffer holds at
   /// most the newest change (see ``SettingsChanges``); cancelling the consuming task ends the loop.
+  /// The counterpart of Defaults' `Defaults.updates(_:)`. Thread-safe.
   ///
   /// - Parameter initial: Whether the first element is the current value; `false` by default.
   /// - Returns: The sequence of values.
@@ -26,7 +27,8 @@ extension Setting {
   /// The value is what reading the setting returns then (the default for a removed or
   /// wrong-typed value). `handler` runs on the thread that made the change, outside every lock,
   /// so it may read and write settings; calls never overlap and follow the order of the writes.
-  /// See ``SettingsBackend/observe(key:initial:_:)`` for every rule.
+  /// See ``SettingsBackend/observe(key:initial:_:)`` for every rule. The counterpart of
+  /// Defaults' `Defaults.observe(_:)`. Thread-safe: register and cancel from any thread.
   ///
   /// ```swift
   /// let token = settings.$volume.observe { volume in print("volume:", volume) }

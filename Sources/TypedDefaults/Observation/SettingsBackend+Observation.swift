@@ -22,6 +22,10 @@ extension SettingsBackend {
   ///   it returns), outside every lock of the backend: it may read and write the backend. It is
   ///   `@Sendable` and may run on any thread; hop to the main actor yourself if you need it.
   ///
+  /// The counterpart of key-value observing a `UserDefaults` key, or of
+  /// `NotificationCenter.addObserver(forName:object:queue:using:)` with a `nil` queue, for one
+  /// key. Thread-safe: register and cancel from any thread.
+  ///
   /// - Parameters:
   ///   - key: The key to observe, spelled as it is written (dots, spaces, a leading `@` and
   ///     non-ASCII characters are fine).
@@ -80,7 +84,9 @@ extension SettingsBackend {
   /// ```
   ///
   /// Observation starts when iteration does. The buffer holds at most the newest change per key
-  /// (see ``SettingsChanges``); cancelling the consuming task ends the loop.
+  /// (see ``SettingsChanges``); cancelling the consuming task ends the loop. The counterpart of
+  /// `NotificationCenter.notifications(named:)` for one key. Thread-safe: the sequence is
+  /// `Sendable`, and each iterator is its own observation.
   ///
   /// - Parameters:
   ///   - key: The key to observe.
