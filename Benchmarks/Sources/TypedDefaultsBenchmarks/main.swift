@@ -43,25 +43,39 @@ SettingsDiagnostics.handler = { diagnostic in
 
 let effort = quick ? Effort.quick : Effort.full
 let figures = Figures(effort: effort)
-let measurements: [(String, () throws -> Figure?)] = [
-  ("read-memory", figures.settingIntReadInMemory),
-  ("write-memory", figures.settingIntWriteInMemory),
-  ("read-userdefaults", figures.settingIntReadUserDefaults),
-  ("write-userdefaults", figures.settingStringWriteUserDefaults),
-  ("save-userdefaults", figures.userDefaultsSaveAfterOneChange),
-  ("read-layered", figures.layeredReadFromLowestLayer),
-  ("read-codable", figures.codableRead),
-  ("save-xml", { try figures.save(format: .xml) }),
-  ("save-binary", { try figures.save(format: .binary) }),
-  ("open-xml", { try figures.open(format: .xml) }),
-  ("open-binary", { try figures.open(format: .binary) }),
-  ("decode-xml", { try figures.decodeThroughput(format: .xml) }),
-  ("decode-binary", { try figures.decodeThroughput(format: .binary) }),
-  ("autosave", figures.debouncedAutosave),
-  ("discovery", figures.discovery),
-  ("first-discovery", figures.firstDiscovery),
-  ("memory", { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
-  ("import-userdefaults", { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
+/// A measurement of one figure, as a measurement of several.
+func one(_ measure: @escaping () throws -> Figure?) -> () throws -> [Figure]? {
+  { try measure().map { [$0] } }
+}
+
+let measurements: [(String, () throws -> [Figure]?)] = [
+  ("read-memory", one(figures.settingIntReadInMemory)),
+  ("read-tracked-memory", one(figures.settingIntReadTrackedInMemory)),
+  ("write-memory", one(figures.settingIntWriteInMemory)),
+  ("write-memory-100-observers", one { figures.settingIntWriteInMemory(observing: 100) }),
+  ("write-memory-1-observer", one { figures.settingIntWriteInMemory(observing: 1) }),
+  (
+    "write-memory-observed-key",
+    one { figures.settingIntWriteInMemory(observing: 1, ofTheKey: true) }
+  ),
+  ("latency-memory-callback", figures.callbackLatencyInMemory),
+  ("latency-memory-stream", figures.streamLatencyInMemory),
+  ("read-userdefaults", one(figures.settingIntReadUserDefaults)),
+  ("write-userdefaults", one(figures.settingStringWriteUserDefaults)),
+  ("save-userdefaults", one(figures.userDefaultsSaveAfterOneChange)),
+  ("read-layered", one(figures.layeredReadFromLowestLayer)),
+  ("read-codable", one(figures.codableRead)),
+  ("save-xml", one { try figures.save(format: .xml) }),
+  ("save-binary", one { try figures.save(format: .binary) }),
+  ("open-xml", one { try figures.open(format: .xml) }),
+  ("open-binary", one { try figures.open(format: .binary) }),
+  ("decode-xml", one { try figures.decodeThroughput(format: .xml) }),
+  ("decode-binary", one { try figures.decodeThroughput(format: .binary) }),
+  ("autosave", one(figures.debouncedAutosave)),
+  ("discovery", one(figures.discovery)),
+  ("first-discovery", one(figures.firstDiscovery)),
+  ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
+  ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
 ]
 
 func formatted(_ value: Double) -> String {
@@ -73,19 +87,21 @@ print(
 )
 var results: [Figure] = []
 for (identifier, measure) in measurements where filter.map({ identifier.contains($0) }) ?? true {
-  guard let figure = try measure() else {
+  guard let measured = try measure() else {
     print("\(identifier): skipped (the shared fixture corpus is not beside the project)")
     continue
   }
-  results.append(figure)
-  let verdict = figure.meetsTarget.map { $0 ? "ok" : "MISSED" } ?? ""
-  let target = figure.target.map { "target ≤ \(formatted($0))" } ?? ""
-  if let baseline = figure.baseline {
-    print(
-      "\(figure.name): ours \(formatted(figure.ours)) \(figure.unit), baseline \(formatted(baseline)) \(figure.unit), "
-        + "ratio \(formatted(figure.ratio)) \(target) \(verdict)")
-  } else {
-    print("\(figure.name): \(formatted(figure.ours)) \(figure.unit) \(target) \(verdict)")
+  for figure in measured {
+    results.append(figure)
+    let verdict = figure.meetsTarget.map { $0 ? "ok" : "MISSED" } ?? ""
+    let target = figure.target.map { "target ≤ \(formatted($0))" } ?? ""
+    if let baseline = figure.baseline {
+      print(
+        "\(figure.name): ours \(formatted(figure.ours)) \(figure.unit), baseline \(formatted(baseline)) \(figure.unit), "
+          + "ratio \(formatted(figure.ratio)) \(target) \(verdict)")
+    } else {
+      print("\(figure.name): \(formatted(figure.ours)) \(figure.unit) \(target) \(verdict)")
+    }
   }
 }
 

@@ -10,10 +10,21 @@
 ///
 /// A read or write is one dictionary access under a lock: no I/O, no allocation for scalar values.
 ///
+/// Every write publishes its change to the backend's observers (see <doc:ObservingChanges>).
+///
 /// Thread-safe: every method may be called from any thread. Nothing is ever written to disk.
 public final class InMemoryBackend: SettingsBackend, CellBackend {
-  /// One cell per key ever written or read by a setting; a removed key's cell is empty.
-  private let storage: Locked<[String: ValueCell]>
+  struct Storage {
+    /// One cell per key ever written, observed, or read by a setting; a removed key's cell is
+    /// empty.
+    var cells: [String: ValueCell]
+    /// Whether some observer watches every key.
+    var observesAllKeys = false
+  }
+
+  let storage: Locked<Storage>
+  /// The backend's observers.
+  let observers = ObserverRegistry()
 
   /// A short name for diagnostics, `InMemoryBackend` unless set at creation.
   public let name: String
@@ -24,7 +35,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///   - values: The initial keys and values; empty by default.
   ///   - name: A name for diagnostics, to tell several in-memory backends apart.
   public init(_ values: [String: PropertyListValue] = [:], name: String = "InMemoryBackend") {
-    self.storage = Locked(values.mapValues { ValueCell($0) })
+    self.storage = Locked(Storage(cells: values.mapValues { ValueCell($0) }))
     self.name = name
   }
 
@@ -33,7 +44,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   /// - Parameter key: The key to look up.
   /// - Returns: The value, or `nil` if the key has none.
   public func value(forKey key: String) -> PropertyListValue? {
-    storage.withLock { $0[key]?.value }
+    storage.withLock { $0.cells[key]?.value }
   }
 
   /// Stores a value for a key, or removes the key when `value` is `nil`.
@@ -49,14 +60,19 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///   a file.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
-    storage.withLock { cells in
-      if let cell = cells[key] {
+    let publishes = storage.withLock { storage -> Bool in
+      if let cell = storage.cells[key] {
+        let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
         cell.value = value
         cell.conversion = nil
+        return publishes
       } else if value != nil {
-        cells[key] = ValueCell(value)
+        storage.cells[key] = ValueCell(value)
+        return storage.observesAllKeys
       }
+      return false
     }
+    if publishes { observers.publish(key, of: self) }
   }
 
   /// Stores several values at once, all or nothing.
@@ -66,41 +82,51 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try WriteValidation.check(value, key: key) }
-    storage.withLock { cells in
+    let changed = storage.withLock { storage -> [String] in
+      var changed: [String] = []
       for (key, value) in values {
-        if let cell = cells[key] {
+        if let cell = storage.cells[key] {
+          if (cell.observed || storage.observesAllKeys) && cell.value != value {
+            changed.append(key)
+          }
           cell.value = value
           cell.conversion = nil
         } else {
-          cells[key] = ValueCell(value)
+          storage.cells[key] = ValueCell(value)
+          if storage.observesAllKeys { changed.append(key) }
         }
       }
+      return changed
     }
+    if !changed.isEmpty { observers.publish(changed, of: self) }
   }
 
   /// Removes a key. Removing a missing key does nothing.
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
-    storage.withLock { cells in
-      cells[key]?.value = nil
-      cells[key]?.conversion = nil
+    let publishes = storage.withLock { storage -> Bool in
+      guard let cell = storage.cells[key], cell.value != nil else { return false }
+      cell.value = nil
+      cell.conversion = nil
+      return cell.observed || storage.observesAllKeys
     }
+    if publishes { observers.publish(key, of: self) }
   }
 
   /// Returns every key and value.
   ///
   /// - Returns: The stored keys and values.
   public func dictionaryRepresentation() -> [String: PropertyListValue] {
-    storage.withLock { $0.compactMapValues(\.value) }
+    storage.withLock { $0.cells.compactMapValues(\.value) }
   }
 
   @usableFromInline
   func cell(forKey key: String) -> ValueCell {
-    storage.withLock { cells in
-      if let cell = cells[key] { return cell }
+    storage.withLock { storage in
+      if let cell = storage.cells[key] { return cell }
       let cell = ValueCell(nil)
-      cells[key] = cell
+      storage.cells[key] = cell
       return cell
     }
   }
@@ -133,9 +159,12 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     forKey key: String
   ) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
-    storage.withLock { _ in
+    let publishes = storage.withLock { storage -> Bool in
+      let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
       cell.value = value
       cell.conversion = nil
+      return publishes
     }
+    if publishes { observers.publish(key, of: self) }
   }
 }

@@ -25,6 +25,14 @@
 ///   sources.
 /// - **Durability.** A backend that persists documents when writes reach storage (and offers a way
 ///   to force it).
+/// - **Observation.** Nothing to implement: every backend can be observed
+///   (``observe(key:initial:_:)``, ``changes(forKey:initial:)``), and writes made through a
+///   ``Setting`` or a model are published to its observers by the library. A backend whose values
+///   also change some other way (calls that bypass the library, another process, a file it
+///   watches, a reload) calls ``reportChanges(forKeys:)`` after the new values are readable,
+///   with none of its locks held; a backend never needs to report a key whose value didn't
+///   change, but reporting one is harmless. ``value(forKey:)`` must not itself report changes.
+///   See <doc:ObservingChanges>.
 ///
 /// ## Writing your own
 ///

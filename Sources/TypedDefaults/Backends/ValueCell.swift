@@ -16,6 +16,9 @@ final class ValueCell: @unchecked Sendable {
   /// and it is only set while `value` is still the value it was converted from, so whenever it is
   /// present it is a conversion of the current value.
   @exclusivity(unchecked) @usableFromInline var conversion: AnyObject?
+  /// Whether at least one observer watches this key, so that a write publishes its change; set by
+  /// the backend's ``ObserverRegistry``. Cells of observed keys exist for as long as their backend.
+  @exclusivity(unchecked) @usableFromInline var observed = false
 
   init(_ value: PropertyListValue?) {
     self.value = value

@@ -29,6 +29,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline private(set) var backend: (any SettingsBackend)?
   @exclusivity(unchecked) @usableFromInline private(set) var cellBackend: (any CellBackend)?
   @exclusivity(unchecked) @usableFromInline private(set) var cell: ValueCell?
+  /// `cell`, unretained, for the read path (`cell` keeps it alive): a retain and release of the
+  /// cell around every read cost about a quarter of the read.
+  @exclusivity(unchecked) @usableFromInline private(set) var readCell: Unmanaged<ValueCell>?
   private(set) var propertyName: String?
   /// The default as a property list, computed once.
   let defaultPropertyListValue: PropertyListValue?
@@ -42,6 +45,15 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @usableFromInline let slowLock = NSLock()
   /// The last wrong-typed stored value reported, behind `slowLock`.
   @exclusivity(unchecked) private var lastReportedMismatch: PropertyListValue?
+  /// Whether writes through the setting must report themselves to the backend's observers:
+  /// `true` for a backend that doesn't publish its own changes (one written outside the library).
+  @exclusivity(unchecked) @usableFromInline private(set) var reportsWrites = false
+  /// The setting's part in Swift's Observation (a ``SettingObservable``), where the platform has
+  /// it; written once, in `init`.
+  let observable: AnyObject?
+  /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
+  /// release around every read would cost more than the rest of the check.
+  @usableFromInline let observablePointer: UnsafeMutableRawPointer?
 
   init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.declaredKey = key
@@ -52,7 +64,13 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     case .array?, .dictionary?: storesContainers = true
     default: storesContainers = false
     }
+    observable = makeSettingObservable()
+    observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
     if let backend { attach(backend) }
+  }
+
+  deinit {
+    if let observable { invalidateSettingObservable(observable) }
   }
 
   /// Attaches the setting to its model's backend, inferring the key from the property name
@@ -65,9 +83,12 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   private func attach(_ backend: any SettingsBackend) {
     self.backend = backend
+    reportsWrites = !(backend is any PublishesOwnChanges)
+    if let observable { bindSettingObservable(observable, backend: backend, key: key) }
     if let cellBackend = backend as? any CellBackend {
       self.cellBackend = cellBackend
       self.cell = cellBackend.cell(forKey: key)
+      self.readCell = self.cell.map { Unmanaged.passUnretained($0) }
     }
   }
 
@@ -90,6 +111,18 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   func read() -> Value {
+    // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
+    if let observablePointer { settingAccessed(observablePointer) }
+    if !storesContainers, let cellBackend, let readCell {
+      // A scalar: one lock and one load, borrowing the cell. (An optional setting holding an
+      // array or dictionary goes on below, to use the conversion cached in the cell.)
+      let stored = readCell._withUnsafeGuaranteedRef { cellBackend.value(in: $0) }
+      switch stored {
+      case nil: return defaultValue
+      case .array?, .dictionary?: break
+      case let stored?: return converted(stored) ?? defaultValue
+      }
+    }
     if let cellBackend, let cell {
       // A type stored as an array or dictionary first looks for its conversion of the current
       // value, left in the cell by an earlier read: one lock, no conversion.
@@ -157,7 +190,21 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       try cellBackend.setValue(stored, in: cell, forKey: key)
     } else {
       try boundBackend.setValue(stored, forKey: key)
+      if reportsWrites { reportWrite() }
     }
+  }
+
+  /// Tells the observers of a backend that doesn't publish its own changes about a write.
+  @usableFromInline
+  func reportWrite() {
+    boundBackend.reportChanges(forKeys: CollectionOfOne(key))
+  }
+
+  /// What the setting reads for a stored value: the value as `Value`, or the default when there
+  /// is none or it can't be read as `Value` (reported once as a diagnostic).
+  func value(from stored: PropertyListValue?) -> Value {
+    guard let stored else { return defaultValue }
+    return converted(stored) ?? defaultValue
   }
 
   /// Stores a value from a property setter, which can't throw: a failure is reported as a
@@ -174,6 +221,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// Removes the stored value.
   func reset() {
     boundBackend.removeValue(forKey: key)
+    if reportsWrites { reportWrite() }
   }
 
   // MARK: - Slow paths

@@ -120,7 +120,7 @@ extension LayeredPlistStore {
       outcome.identity = POSIX.identity(ofFileAt: target)
       return outcome
     }
-    state.withLock { state in
+    changingState { state in
       // The updated key takes the saved value, unless this process wrote it again meanwhile.
       if let key = outcome.updatedKey, let contents = outcome.othersContents,
         state.dirty[key] == changes.first(where: { $0.0 == key })?.2
@@ -176,7 +176,8 @@ extension LayeredPlistStore {
         return false
       }
     }
-    return state.withLock { state in
+    // Observers of the keys whose effective value changed are told, once the lock is released.
+    return changingState { state in
       state.diskIdentity = read.identity
       return state.adopt(read.entries)
     }

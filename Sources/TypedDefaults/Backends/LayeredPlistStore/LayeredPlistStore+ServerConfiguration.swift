@@ -24,7 +24,7 @@ extension LayeredPlistStore {
       storable[key] = try self.storable(value, forKey: key, in: .persistent)
     }
     let recordKey = normalizedKey(Self.serverConfigurationKeysKey)
-    let changed = try state.withLock { state throws(SettingsError) in
+    let changed = try changingState { state throws(SettingsError) in
       let previous = Set(
         state.persistent[recordKey]?.arrayValue?.compactMap(\.stringValue) ?? [])
       let removed = replacingPrevious ? previous.subtracting(storable.keys) : []

@@ -17,6 +17,11 @@ extension LayeredPlistStore {
     /// The cells of the keys settings are bound to, each holding the key's `effective` value.
     /// Created on demand, so that opening a store allocates nothing per key.
     var cells: [String: ValueCell] = [:]
+    /// Whether some observer watches every key.
+    var observesAllKeys = false
+    /// Observed keys whose effective value changed under the current lock, for
+    /// ``LayeredPlistStore/changingState(_:)`` to publish once the lock is released.
+    var observedChanges: [String] = []
     /// Keys whose value in `data.plist` this process changed and hasn't saved yet, each with the
     /// number of its latest change (so a save clears only the changes it wrote).
     var dirty: [String: UInt64] = [:]
@@ -80,7 +85,12 @@ extension LayeredPlistStore {
       return contents
     }
 
+    /// Recomputes a key's effective value: where a key's value changes. An observed key whose
+    /// value did change is added to ``observedChanges``.
     mutating func resolve(_ key: String) {
+      let cell = cells.isEmpty ? nil : cells[key]
+      let observed = observesAllKeys || cell?.observed == true
+      let previous = observed ? effective[key]?.value : nil
       effective[key] = nil
       for layer in Layer.allCases {
         if let value = layers[layer.rawValue][key] {
@@ -88,10 +98,11 @@ extension LayeredPlistStore {
           break
         }
       }
-      if !cells.isEmpty, let cell = cells[key] {
+      if let cell {
         cell.value = effective[key]?.value
         cell.conversion = nil
       }
+      if observed, previous != effective[key]?.value { observedChanges.append(key) }
     }
 
     /// The key's cell, created holding the key's current value.

@@ -107,6 +107,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public let layersLoadedFromDisk: Set<Layer>
 
   let state: Locked<State>
+  /// The store's observers.
+  let observers = ObserverRegistry()
   let problems = Locked<[SettingsError]>([])
   /// Serializes saves and reloads.
   let saveLock = NSLock()
@@ -338,7 +340,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
-    let changed = try state.withLock { state throws(SettingsError) in
+    let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
         after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
       return state.writePersistent(value, forKey: key)
@@ -365,7 +367,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     case .runtime:
       let key = normalizedKey(key)
       let value = try storable(value, forKey: key, in: .runtime)
-      state.withLock { $0.writeRuntime(value, forKey: key) }
+      changingState { $0.writeRuntime(value, forKey: key) }
     case .delivered, .bundled:
       throw SettingsError(
         .readOnlyLayer,
@@ -387,7 +389,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
     }
-    let changed = try state.withLock { state throws(SettingsError) in
+    let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
         after: storable.map { ($0.0, $0.1) }, limit: options.maximumFileSize,
         path: persistentFile.url.path)
@@ -404,7 +406,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
     let key = normalizedKey(key)
-    if state.withLock({ $0.writePersistent(nil, forKey: key) }) { fileDidChange() }
+    if changingState({ $0.writePersistent(nil, forKey: key) }) { fileDidChange() }
   }
 
   /// Writes a value to `data.plist` for the next launch: this run keeps seeing the current value;

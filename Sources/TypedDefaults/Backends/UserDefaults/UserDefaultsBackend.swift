@@ -178,9 +178,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     /// The hook through which the backend reports values that changed because it took in other
     /// processes' saved changes (at a save, ``reload()`` or ``synchronize()``), or raw
     /// `UserDefaults` writes: called with the keys whose values changed, after the change,
-    /// holding no lock. Does nothing yet; change notifications (the observation work) build on
-    /// it.
-    func didTakeInChanges(forKeys keys: Set<String>) {}
+    /// holding no lock. Tells the backend's observers
+    /// (``SettingsBackend/reportChanges(forKeys:)``).
+    func didTakeInChanges(forKeys keys: Set<String>) { reportChanges(forKeys: keys) }
   #endif
 
   /// The file swift-corelibs-foundation keeps the domain in on Linux:
@@ -275,6 +275,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       suite.write([key: value])
       suite.scheduleFlush()
     #endif
+    reportChanges(forKeys: CollectionOfOne(key))
   }
 
   /// Stores several values at once, all or nothing: an import.
@@ -300,6 +301,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       suite.flushReportingFailure(takingInUserDefaults: false)
       suite.pushCurrentValues(of: values.keys)
     #endif
+    reportChanges(forKeys: values.keys)
   }
 
   /// Removes the key from the suite (and from `UserDefaults`' suite domain). A value for the key
@@ -313,6 +315,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       suite.write([key: nil])
       suite.scheduleFlush()
     #endif
+    reportChanges(forKeys: CollectionOfOne(key))
   }
 
   /// Returns the suite's own values: its persistent domain, without the argument, global and
@@ -438,7 +441,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       try setValue(value, forKey: key)
       return value
     #else
-      return try suite.update(forKey: key, transform)
+      let value = try suite.update(forKey: key, transform)
+      reportChanges(forKeys: CollectionOfOne(key))
+      return value
     #endif
   }
 }

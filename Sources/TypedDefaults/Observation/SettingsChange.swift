@@ -1,0 +1,66 @@
+/// A change of one key's effective value in a backend: the key, and the value a read returns now.
+///
+/// Delivered by the observation APIs of ``SettingsBackend`` (``SettingsBackend/observe(key:initial:_:)``,
+/// ``SettingsBackend/changes(forKey:initial:)`` and their variants). The value is the one seen
+/// when the change was published, which on a ``LayeredPlistStore`` can come from a lower layer
+/// (after a removal) or be `nil` when no layer holds the key any more.
+public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
+  /// The key whose value changed, as the backend stores it (normalized, on a store that
+  /// normalizes keys).
+  public let key: String
+  /// The key's value now, or `nil` when the backend no longer has one.
+  public let newValue: PropertyListValue?
+
+  /// Creates a change, for tests and custom observation.
+  ///
+  /// - Parameters:
+  ///   - key: The key whose value changed.
+  ///   - newValue: The key's value now, or `nil` when it has none.
+  public init(key: String, newValue: PropertyListValue?) {
+    self.key = key
+    self.newValue = newValue
+  }
+
+  /// `key → value`, or `key → (removed)`.
+  public var description: String {
+    "\(key) → \(newValue.map { "\($0)" } ?? "(removed)")"
+  }
+}
+
+/// Keeps an observation alive: cancel it, or release it, to stop the deliveries.
+///
+/// Returned by the callback forms of observation (``SettingsBackend/observe(key:initial:_:)``,
+/// ``Setting/observe(initial:_:)``). Hold it as long as you want changes; releasing the last
+/// reference cancels the observation. A token keeps its backend alive.
+///
+/// Thread-safe: ``cancel()`` may be called from any thread, any number of times, and from inside
+/// the observation's own callback.
+public final class ObservationToken: Sendable {
+  private let observer: Observer
+  private let registry: ObserverRegistry
+  /// Held strongly: a weak reference would give the backend a side table, and every retain and
+  /// release of it (on every read) the slow path.
+  private let backend: any SettingsBackend
+
+  init(observer: Observer, registry: ObserverRegistry, backend: any SettingsBackend) {
+    self.observer = observer
+    self.registry = registry
+    self.backend = backend
+  }
+
+  deinit {
+    cancel()
+  }
+
+  /// Stops the observation.
+  ///
+  /// Once this returns, the callback is not called again: a callback running at that moment on
+  /// another thread is waited for (so don't cancel from a thread the callback waits for), while
+  /// a callback cancelling its own observation returns from `cancel()` at once. The registration
+  /// is removed, so the callback and what it captures are released. Cancelling again does
+  /// nothing.
+  public func cancel() {
+    observer.cancel()
+    registry.unregister(observer, from: backend)
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import TypedDefaults
+
+/// A backend written the way a user of the library would: a locked dictionary, with no
+/// observation support of its own.
+// @unchecked Sendable: `values` is only accessed while `lock` is held.
+final class PlainBackend: SettingsBackend, @unchecked Sendable {
+  private let lock = NSLock()
+  private var values: [String: PropertyListValue] = [:]
+
+  var name: String { "PlainBackend" }
+
+  func value(forKey key: String) -> PropertyListValue? {
+    lock.lock()
+    defer { lock.unlock() }
+    return values[key]
+  }
+
+  func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+    lock.lock()
+    values[key] = value
+    lock.unlock()
+  }
+
+  func removeValue(forKey key: String) {
+    lock.lock()
+    values[key] = nil
+    lock.unlock()
+  }
+
+  func dictionaryRepresentation() -> [String: PropertyListValue] {
+    lock.lock()
+    defer { lock.unlock() }
+    return values
+  }
+}
+
+extension BackendFactory {
+  /// A backend that knows nothing of observation, as users write them.
+  static let userWritten = BackendFactory(name: "user-written backend", storesXML: false) {
+    let backend = PlainBackend()
+    return Instance(backend: backend, resources: [], reload: { backend })
+  }
+
+  /// Every backend the observation suite runs against: the library's, and a user-written one.
+  static let observable: [BackendFactory] = all + [.userWritten]
+}
+
+/// Collects what an observer receives, thread-safely.
+final class Received<Element: Sendable>: Sendable {
+  private let elements = Locked<[Element]>([])
+
+  var all: [Element] { elements.withLock { $0 } }
+  var count: Int { elements.withLock { $0.count } }
+  var last: Element? { elements.withLock { $0.last } }
+
+  func append(_ element: Element) {
+    elements.withLock { $0.append(element) }
+  }
+}
+
+/// Writes through the library on any backend: the backend's own call on the library's backends,
+/// and, on one written outside the library, the call followed by the report the library's
+/// settings make (``SettingsBackend/reportChanges(forKeys:)``), so that every backend can be
+/// written to the same way.
+func write(_ value: PropertyListValue?, _ key: String, to backend: any SettingsBackend) throws {
+  try backend.setValue(value, forKey: key)
+  if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: [key]) }
+}
+
+/// Removes a key through the library on any backend (see ``write(_:_:to:)``).
+func remove(_ key: String, from backend: any SettingsBackend) {
+  backend.removeValue(forKey: key)
+  if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: [key]) }
+}
+
+/// The number of observers registered on a backend.
+func observerCount(_ backend: any SettingsBackend) -> Int {
+  ObservationCenter.existingRegistry(for: backend)?.count ?? 0
+}
+
+/// Polls `condition` every millisecond for up to 5 seconds; fails with `message` if it never
+/// holds.
+func waitUntil(
+  _ message: @autoclosure () -> String,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ condition: () -> Bool
+) async {
+  for _ in 0..<5000 {
+    if condition() { return }
+    try? await Task.sleep(nanoseconds: 1_000_000)
+  }
+  Issue.record("timed out after 5 s waiting until \(message())", sourceLocation: sourceLocation)
+}
+
+/// A model on any backend, for the typed and Observation tests.
+// @unchecked Sendable: its stored properties are `@Setting`s (see SettingsModel).
+final class ObservedSettings: SettingsModel, @unchecked Sendable {
+  @Setting var volume = 1
+  @Setting("other") var other = 0
+  @Setting("com.example.flag") var flag = false
+}
+
+/// A struct of settings, for the Observation tests.
+struct ObservedGroup: SettingsGroup {
+  @Setting var volume = 1
+}
