@@ -9,6 +9,14 @@ import Testing
   import Darwin
 #endif
 
+/// A Codable setting type, stored as a dictionary.
+private struct RoundTripPoint: Codable, SettingValue, Equatable {
+  var x: Int
+  var y: Double
+  var label: String
+  var when: Date
+}
+
 /// The thirteen ways foreign files and faults broke "bad input never crashes and never loses
 /// data", each pinned by a test named after the behaviour that now holds.
 @Suite struct TrustedFilesRegressionTests {
@@ -473,6 +481,18 @@ import Testing
       try check([["k": 1], [:]])
       try check([Quality.high, .low])
       try check([Switch.on, .off])
+      try check([Int16.min, Int16.max])
+      try check([Int32.min, Int32.max])
+      try check([UInt.max, 0] as [UInt])
+      try check([UInt16.max] as [UInt16])
+      try check([UInt32.max] as [UInt32])
+      try check([nil, 0, -7] as [Int?])
+      try check([[1.5, -0.0], []] as [[Double]])
+      try check([["a": 1], [:]] as [[String: Int]])
+      try check([
+        RoundTripPoint(
+          x: 1, y: -0.0, label: "a\u{7}", when: Date(timeIntervalSinceReferenceDate: 0.5))
+      ])
       let reloaded = try instance.reload()
       for index in 0..<checked {
         #expect(
