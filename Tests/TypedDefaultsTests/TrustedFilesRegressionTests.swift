@@ -504,9 +504,9 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
 
   // MARK: - Found by trying to break the above
 
-  /// A binary property list of the given objects (each its marker and payload, references one
-  /// byte wide), the first one the root.
-  private static func binaryPlist(_ objects: [[UInt8]]) -> Data {
+  /// A binary property list of the given objects (each its marker and payload, references
+  /// `referenceSize` bytes wide), the first one the root; offsets are two bytes wide.
+  private static func binaryPlist(_ objects: [[UInt8]], referenceSize: UInt8 = 1) -> Data {
     var bytes: [UInt8] = Array("bplist00".utf8)
     var offsets: [Int] = []
     for object in objects {
@@ -515,7 +515,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
     }
     let tableStart = bytes.count
     for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
-    bytes += [0, 0, 0, 0, 0, 0, 2, 1]
+    bytes += [0, 0, 0, 0, 0, 0, 2, referenceSize]
     for value in [objects.count, 0, tableStart] {
       bytes += (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) }
     }
@@ -616,20 +616,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
       objects.append([0xA1, UInt8((index + 1) >> 8), UInt8((index + 1) & 0xFF)])
     }
     objects.append([0xA0])
-    // References two bytes wide: rebuild with a two-byte reference size.
-    var bytes: [UInt8] = Array("bplist00".utf8)
-    var offsets: [Int] = []
-    for object in objects {
-      offsets.append(bytes.count)
-      bytes += object
-    }
-    let tableStart = bytes.count
-    for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
-    bytes += [0, 0, 0, 0, 0, 0, 2, 2]
-    for value in [objects.count, 0, tableStart] {
-      bytes += (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) }
-    }
-    let data = Data(bytes)
+    let data = Self.binaryPlist(objects, referenceSize: 2)
     let depth = Locked<Int?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
