@@ -3,6 +3,8 @@
 //   SettingsProbe userdefaults <suite> ud-write-keys <prefix> <count>  (sets <prefix>.<i> = i and
 //     calls synchronize() after each)
 //   SettingsProbe userdefaults <suite> ud-increment <key> <count>  (update(forKey:) count times)
+//   SettingsProbe userdefaults <suite> ud-corelibs-sync go  (writes one…three, calls corelibs'
+//     synchronize() itself, prints "xml" if that rewrote the file as XML, writes four, saves)
 //   SettingsProbe userdefaults <suite> ud-save-states <first>  (prints "ready", then imports
 //     state first, first + 1… with setValues until killed, printing "saved N" after each)
 //   SettingsProbe userdefaults <suite> ud-import-loop <count>  (prints "ready", then imports
@@ -56,6 +58,17 @@ func runUserDefaultsMode(
       try backend.setValue(.integer(.init(Int64(index))), forKey: "\(arguments[3]).\(index)")
       guard backend.synchronize() else { fail("synchronize() failed") }
     }
+  case "ud-corelibs-sync":
+    // Other code in the process calls corelibs' own synchronize(), which rewrites every changed
+    // suite of the process in place, as XML; the backend's next save must lose nothing.
+    try backend.setValues(["one": 1, "two": 2])
+    try backend.setValue(3, forKey: "three")
+    guard backend.userDefaults.synchronize() else { fail("synchronize() failed") }
+    let rewritten = backend.fileURL.flatMap { try? Data(contentsOf: $0) }?
+      .starts(with: Data("<?xml".utf8))
+    output.write(Data((rewritten == true ? "xml\n" : "not xml\n").utf8))
+    try backend.setValue(4, forKey: "four")
+    try backend.save()
   case "ud-increment":
     guard arguments.count == 5, let count = Int(arguments[4]) else { fail("needs a count") }
     for _ in 0..<count {
