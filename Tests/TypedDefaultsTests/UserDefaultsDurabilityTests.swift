@@ -240,6 +240,21 @@ import Testing
         try Self.saved(suite.fileURL) == backend.dictionaryRepresentation())
     }
 
+    @Test func anotherProcesssSaveReachesThisProcesssObserversWhenTheBackendTakesItIn() throws {
+      let suite = TemporarySuite()
+      try suite.backend.setValues(["kept": 1, "changed": 1])
+      try suite.backend.save()
+      let received = Received<SettingsChange>()
+      let token = suite.backend.observeAllKeys { received.append($0) }
+      defer { token.cancel() }
+      let run = try runProduct(
+        "SettingsProbe", ["userdefaults", suite.name, "set", "changed", "int:2"])
+      #expect(run.status == 0, "\(run.standardError)")
+      try suite.backend.reload()
+      #expect(received.all == [SettingsChange(key: "changed", newValue: 2)])
+      #expect(suite.backend.value(forKey: "changed") == 2)
+    }
+
     @Test func corelibsRewritingTheFileInPlaceLosesNoneOfTheBackendsKeys() throws {
       // In a child process: corelibs' synchronize() rewrites every changed suite of its process
       // in place, which would disturb the other tests' suites here.
