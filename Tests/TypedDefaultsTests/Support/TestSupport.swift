@@ -103,8 +103,9 @@ final class TemporarySuite: Sendable {
   }
 
   deinit {
+    // Not `removePersistentDomain(forName:)`: corelibs then writes every changed suite of the
+    // process in place, as XML, which would rewrite the suites of tests running beside this one.
     for key in backend.keys { backend.removeValue(forKey: key) }
-    backend.userDefaults.removePersistentDomain(forName: name)
     backend.synchronize()
     try? FileManager.default.removeItem(at: fileURL)
     try? FileManager.default.removeItem(atPath: fileURL.path + ".lock")
