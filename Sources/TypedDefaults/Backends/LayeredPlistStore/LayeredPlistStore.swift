@@ -113,6 +113,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// Serializes saves and reloads.
   let saveLock = NSLock()
   let autosaveState = Locked(AutosaveState())
+  /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
+  let watchers = Locked<[FileWatcher]>([])
 
   /// Opens a store, reading each file that exists.
   ///
@@ -190,9 +192,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
+    if options.watchesFiles { startWatching() }
   }
 
   deinit {
+    stopWatching()
     ExitHandlers.unregister(self)
     if options.savesAtExit { saveReportingFailure() }
   }
