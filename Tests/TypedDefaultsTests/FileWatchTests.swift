@@ -160,6 +160,49 @@ import Testing
     #expect(events.count < 12)
   }
 
+  @Test func aWatcherThatCannotArmNamesTheLimitAndFallsBackToPolling() async throws {
+    // H34: inotify_init1 failing with EMFILE (the per-user limit of inotify instances).
+    let directory = try TemporaryDirectory()
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(
+      folder: directory.url, names: ["a.plist"], simulatedArmingError: EMFILE
+    ) { events.append($0) }
+    defer { watcher.stop() }
+    #expect(!watcher.isArmed && watcher.isRetrying)
+    #expect(events.count == 1)
+    guard case .armingFailed(let reason)? = events.all.first else {
+      Issue.record("expected an arming failure, got \(events.all)")
+      return
+    }
+    #if os(Linux)
+      #expect(reason.contains("fs.inotify.max_user_instances"))
+    #endif
+    try Data("1".utf8).write(to: directory.file("a.plist"), options: .atomic)
+    _ = await eventually("polling reports a.plist") {
+      events.all.contains(.changed(["a.plist"]))
+    }
+    // Reported once, however many attempts failed.
+    #expect(events.all.filter { $0 != .changed(["a.plist"]) }.count == 1)
+  }
+
+  @Test func aWatcherHoldsOneDescriptorAcrossReArmingAndClosesItWhenStopped() async throws {
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("watched")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { _ in }
+    #expect(watcher.openDescriptors.withLock { $0 } == 1)
+    try FileManager.default.removeItem(at: folder)
+    _ = await eventually("the watch is disarmed") { !watcher.isArmed }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    _ = await eventually("the watch is armed again, holding one descriptor") {
+      watcher.isArmed && watcher.openDescriptors.withLock { $0 } == 1
+    }
+    watcher.stop()
+    _ = await eventually("the descriptor is closed") {
+      watcher.openDescriptors.withLock { $0 } == 0
+    }
+  }
+
   // MARK: - Delivered and bundled layers
 
   @Test func aDeliveredFileReplacedOnDiskIsReadAgainAndOnlyChangedKeysAreReported() async throws {

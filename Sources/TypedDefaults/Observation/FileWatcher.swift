@@ -63,6 +63,10 @@ final class FileWatcher: Sendable {
   private let queue: DispatchQueue
   private let handler: @Sendable (Event) -> Void
   private let state: Locked<State>
+  /// The number of descriptors the watcher holds open (0 or 1), for tests.
+  let openDescriptors = Locked(0)
+  /// For tests: the error every attempt to arm fails with, as if the system had returned it.
+  private let simulatedArmingError: Int32?
 
   /// Everything that changes, guarded by `state`'s lock.
   private struct State: @unchecked Sendable {
@@ -89,8 +93,14 @@ final class FileWatcher: Sendable {
   /// - Parameters:
   ///   - folder: The folder holding the files; it need not exist.
   ///   - names: The names of the files to report; they need not exist.
+  ///   - simulatedArmingError: For tests: an `errno` value every attempt to arm fails with (on
+  ///     Linux as from `inotify_init1`), so that the polling fallback can be exercised.
   ///   - handler: Called on the watcher's serial queue with each event; calls never overlap.
-  init(folder: URL, names: Set<String>, handler: @escaping @Sendable (Event) -> Void) {
+  init(
+    folder: URL, names: Set<String>, simulatedArmingError: Int32? = nil,
+    handler: @escaping @Sendable (Event) -> Void
+  ) {
+    self.simulatedArmingError = simulatedArmingError
     self.folder = folder.standardizedFileURL
     self.names = names
     self.handler = handler
@@ -258,9 +268,10 @@ final class FileWatcher: Sendable {
   #if os(Linux)
     /// Creates an inotify descriptor watching the folder, and a read source on it (not resumed).
     private func arm() -> Result<any DispatchSourceProtocol, ArmingFailure> {
-      let descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
+      let descriptor =
+        simulatedArmingError == nil ? inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC)) : -1
       guard descriptor >= 0 else {
-        let code = errno
+        let code = simulatedArmingError ?? errno
         var reason = "inotify_init1 failed: \(Self.describe(code))"
         if code == EMFILE {
           reason +=
@@ -291,7 +302,11 @@ final class FileWatcher: Sendable {
       }
       let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
       source.setEventHandler { [weak self] in self?.readEvents(from: descriptor) }
-      source.setCancelHandler { close(descriptor) }
+      openDescriptors.withLock { $0 += 1 }
+      source.setCancelHandler { [openDescriptors] in
+        close(descriptor)
+        openDescriptors.withLock { $0 -= 1 }
+      }
       return .success(source)
     }
 
@@ -331,9 +346,9 @@ final class FileWatcher: Sendable {
   #elseif canImport(Darwin)
     /// Opens the folder for events and makes a file-system source on it (not resumed).
     private func arm() -> Result<any DispatchSourceProtocol, ArmingFailure> {
-      let descriptor = open(folder.path, O_EVTONLY)
+      let descriptor = simulatedArmingError == nil ? open(folder.path, O_EVTONLY) : -1
       guard descriptor >= 0 else {
-        let code = errno
+        let code = simulatedArmingError ?? errno
         let reason = code == ENOENT ? "the folder doesn't exist" : Self.describe(code)
         return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(reason)"))
       }
@@ -347,7 +362,11 @@ final class FileWatcher: Sendable {
           self.pollIdentities()
         }
       }
-      source.setCancelHandler { close(descriptor) }
+      openDescriptors.withLock { $0 += 1 }
+      source.setCancelHandler { [openDescriptors] in
+        close(descriptor)
+        openDescriptors.withLock { $0 -= 1 }
+      }
       return .success(source)
     }
   #else
