@@ -190,18 +190,48 @@ import Testing
     let folder = directory.file("watched")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { _ in }
-    #expect(watcher.openDescriptors.withLock { $0 } == 1)
+    #expect(watcher.openWatches.withLock { $0 } == 1)
     try FileManager.default.removeItem(at: folder)
     _ = await eventually("the watch is disarmed") { !watcher.isArmed }
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     _ = await eventually("the watch is armed again, holding one descriptor") {
-      watcher.isArmed && watcher.openDescriptors.withLock { $0 } == 1
+      watcher.isArmed && watcher.openWatches.withLock { $0 } == 1
     }
     watcher.stop()
     _ = await eventually("the descriptor is closed") {
-      watcher.openDescriptors.withLock { $0 } == 0
+      watcher.openWatches.withLock { $0 } == 0
     }
   }
+
+  #if os(Linux)
+    @Test func twoHundredWatchersInOneProcessShareOneInotifyInstance() async throws {
+      // H34: a user has 128 inotify instances by default; one per watcher would run out.
+      let directory = try TemporaryDirectory()
+      let reports = Received<Int>()
+      var watchers: [FileWatcher] = []
+      for index in 0..<200 {
+        let folder = directory.file("f\(index)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        watchers.append(
+          FileWatcher(folder: folder, names: ["data.plist"]) { _ in reports.append(index) })
+      }
+      defer { for watcher in watchers { watcher.stop() } }
+      #expect(watchers.allSatisfy { $0.isArmed })
+      let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+      let inotify = descriptors.filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)"))
+          == "anon_inode:inotify"
+      }
+      #expect(inotify.count == 1)
+      // Each reports once after arming, and 150 once more after its file is written.
+      _ = await eventually("every watcher's first report") { reports.count == 200 }
+      try Data("1".utf8).write(to: directory.file("f150/data.plist"), options: .atomic)
+      _ = await eventually("watcher 150 reports its file") {
+        reports.all.filter { $0 == 150 }.count == 2
+      }
+      #expect(reports.count == 201)
+    }
+  #endif
 
   // MARK: - Delivered and bundled layers
 

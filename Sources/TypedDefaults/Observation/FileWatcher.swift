@@ -14,9 +14,11 @@ import Foundation
 ///
 /// The folder is watched, not the files: a save by atomic rename replaces a file's inode, so a
 /// watch on the file itself would go deaf after the first save, and a file that doesn't exist
-/// yet can't be watched at all. On Linux the watch is an inotify descriptor (`IN_CLOSE_WRITE`,
-/// `IN_MOVED_TO`, `IN_MOVED_FROM`, `IN_CREATE`, `IN_DELETE`, `IN_ATTRIB`, filtered by name) read
-/// through `DispatchSource.makeReadSource`; on Apple platforms a
+/// yet can't be watched at all. On Linux the watch is an inotify watch (`IN_CLOSE_WRITE`,
+/// `IN_MOVED_TO`, `IN_MOVED_FROM`, `IN_CREATE`, `IN_DELETE`, `IN_ATTRIB`, filtered by name) on the
+/// process's one shared inotify instance (``SharedInotify``, read through
+/// `DispatchSource.makeReadSource`), so hundreds of watchers cost one descriptor; on Apple
+/// platforms a
 /// `DispatchSource.makeFileSystemObjectSource` on the folder, which says only that the folder
 /// changed, so the named files' identities (device, inode, size, modification time) are compared
 /// to tell which.
@@ -36,7 +38,9 @@ import Foundation
 ///   made while the watch was being set up (or was down) is not missed. Owners must tolerate a
 ///   report of a file that didn't change.
 ///
-/// ``stop()`` (also run at deinit) cancels the watch and every retry, and closes the descriptor;
+/// ``stop()`` (also run at deinit) cancels the watch and every retry, and releases the watch (on
+/// Apple platforms closes its descriptor; on Linux removes it, the shared descriptor being closed
+/// with the last watch);
 /// a delivery already under way on the queue may finish, but none starts after the watcher saw
 /// the stop.
 final class FileWatcher: Sendable {
@@ -63,18 +67,19 @@ final class FileWatcher: Sendable {
   private let queue: DispatchQueue
   private let handler: @Sendable (Event) -> Void
   private let state: Locked<State>
-  /// The number of descriptors the watcher holds open (0 or 1), for tests.
-  let openDescriptors = Locked(0)
+  /// The number of watches the watcher holds (0 or 1; on Apple platforms each holds a
+  /// descriptor), for tests.
+  let openWatches = Locked(0)
   /// For tests: the error every attempt to arm fails with, as if the system had returned it.
   private let simulatedArmingError: Int32?
 
   /// Everything that changes, guarded by `state`'s lock.
   private struct State: @unchecked Sendable {
-    // @unchecked Sendable: the dispatch sources it holds are only touched under the lock, and
-    // cancelling a source is thread-safe.
+    // @unchecked Sendable: the timer it holds is only touched under the lock, and cancelling a
+    // dispatch source is thread-safe.
     var stopped = false
-    /// The armed watch, if any (its cancel handler closes the descriptor).
-    var source: (any DispatchSourceProtocol)?
+    /// The armed watch, if any.
+    var source: Armed?
     /// The timer retrying arming and polling the files while the watch isn't armed.
     var retry: (any DispatchSourceTimer)?
     var retryInterval = FileWatcher.firstRetryInterval
@@ -257,8 +262,19 @@ final class FileWatcher: Sendable {
   }
 
   /// Why arming failed.
-  private struct ArmingFailure: Error {
+  struct ArmingFailure: Error {
     var reason: String
+  }
+
+  /// An armed watch: resumed once installed, cancelled once when disarmed (which closes or
+  /// releases what it holds).
+  private struct Armed: @unchecked Sendable {
+    // @unchecked Sendable: `resume` and `cancel` are a dispatch source's (thread-safe) or the
+    // shared inotify instance's (locked).
+    /// The inotify watch descriptor, or -1.
+    var watch: Int32
+    var resume: () -> Void
+    var cancel: () -> Void
   }
 
   private static func describe(_ code: Int32) -> String {
@@ -266,86 +282,41 @@ final class FileWatcher: Sendable {
   }
 
   #if os(Linux)
-    /// Creates an inotify descriptor watching the folder, and a read source on it (not resumed).
-    private func arm() -> Result<any DispatchSourceProtocol, ArmingFailure> {
-      let descriptor =
-        simulatedArmingError == nil ? inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC)) : -1
-      guard descriptor >= 0 else {
-        let code = simulatedArmingError ?? errno
-        var reason = "inotify_init1 failed: \(Self.describe(code))"
-        if code == EMFILE {
-          reason +=
-            " (the per-user limit of inotify instances, sysctl fs.inotify.max_user_instances"
-            + ", or of open files is reached)"
-        }
-        return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(reason)"))
+    /// Adds a watch of the folder to the process's shared inotify instance.
+    private func arm() -> Result<Armed, ArmingFailure> {
+      let identifier = ObjectIdentifier(self)
+      let added = SharedInotify.shared.addWatch(
+        folder.path, for: identifier, simulatedError: simulatedArmingError
+      ) { [weak self] watch, names, wentAway in
+        self?.received(names, wentAway: wentAway, watch: watch)
       }
-      let mask =
-        UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
-        | UInt32(IN_DELETE) | UInt32(IN_ATTRIB) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)
-        | UInt32(IN_ONLYDIR)
-      let watch = inotify_add_watch(descriptor, folder.path, mask)
-      guard watch >= 0 else {
-        let code = errno
-        close(descriptor)
-        var reason = Self.describe(code)
-        switch code {
-        case ENOENT: reason = "the folder doesn't exist"
-        case ENOTDIR: reason = "it is not a folder"
-        case ENOSPC:
-          reason +=
-            " (the per-user limit of inotify watches, sysctl fs.inotify.max_user_watches,"
-            + " is reached)"
-        default: break
-        }
-        return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(reason)"))
+      switch added {
+      case .failure(let failure):
+        return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(failure.reason)"))
+      case .success(let watch):
+        openWatches.withLock { $0 += 1 }
+        return .success(
+          Armed(
+            watch: watch, resume: {},
+            cancel: { [openWatches] in
+              SharedInotify.shared.removeWatch(watch, for: identifier)
+              openWatches.withLock { $0 -= 1 }
+            }))
       }
-      let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-      source.setEventHandler { [weak self] in self?.readEvents(from: descriptor) }
-      openDescriptors.withLock { $0 += 1 }
-      source.setCancelHandler { [openDescriptors] in
-        close(descriptor)
-        openDescriptors.withLock { $0 -= 1 }
-      }
-      return .success(source)
     }
 
-    /// Reads every waiting inotify event and notes the files they name.
-    private func readEvents(from descriptor: Int32) {
-      let capacity = 16 * 1024
-      let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
-      defer { buffer.deallocate() }
-      var changed: Set<String> = []
-      var wentAway = false
-      while true {
-        let count = read(descriptor, buffer, capacity)
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { break }
-        var offset = 0
-        let headerSize = MemoryLayout<inotify_event>.size
-        while offset + headerSize <= count {
-          let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-          let nameLength = Int(event.len)
-          if event.mask & (UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_IGNORED))
-            != 0
-          {
-            wentAway = true
-          } else if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-            changed.formUnion(names)
-          } else if nameLength > 0 {
-            let start = buffer.advanced(by: offset + headerSize).assumingMemoryBound(to: CChar.self)
-            let name = String(cString: start)
-            if names.contains(name) { changed.insert(name) }
-          }
-          offset += headerSize + nameLength
-        }
+    /// Takes in what the shared instance read for this watcher's watch, unless the watcher has
+    /// disarmed (and maybe re-armed) since.
+    private func received(_ seen: Set<String>?, wentAway: Bool, watch: Int32) {
+      queue.async { [weak self] in
+        guard let self, self.state.withLock({ $0.source?.watch }) == watch else { return }
+        self.note(seen.map { $0.intersection(self.names) } ?? self.names)
+        if wentAway { self.folderWentAway() }
       }
-      note(changed)
-      if wentAway { folderWentAway() }
     }
   #elseif canImport(Darwin)
     /// Opens the folder for events and makes a file-system source on it (not resumed).
-    private func arm() -> Result<any DispatchSourceProtocol, ArmingFailure> {
+    private func arm() -> Result<Armed, ArmingFailure> {
       let descriptor = simulatedArmingError == nil ? open(folder.path, O_EVTONLY) : -1
       guard descriptor >= 0 else {
         let code = simulatedArmingError ?? errno
@@ -362,15 +333,15 @@ final class FileWatcher: Sendable {
           self.pollIdentities()
         }
       }
-      openDescriptors.withLock { $0 += 1 }
-      source.setCancelHandler { [openDescriptors] in
+      openWatches.withLock { $0 += 1 }
+      source.setCancelHandler { [openWatches] in
         close(descriptor)
-        openDescriptors.withLock { $0 -= 1 }
+        openWatches.withLock { $0 -= 1 }
       }
-      return .success(source)
+      return .success(Armed(watch: -1, resume: source.resume, cancel: source.cancel))
     }
   #else
-    private func arm() -> Result<any DispatchSourceProtocol, ArmingFailure> {
+    private func arm() -> Result<Armed, ArmingFailure> {
       .failure(ArmingFailure(reason: "can't watch \(folder.path): not supported on this platform"))
     }
   #endif

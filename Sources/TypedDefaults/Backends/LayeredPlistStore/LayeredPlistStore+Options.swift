@@ -37,11 +37,12 @@ extension LayeredPlistStore {
     /// When on, the store calls ``LayeredPlistStore/startWatching()`` as it opens: a change to
     /// `data.plist` is taken in by ``LayeredPlistStore/reload()``, a delivered or bundled file
     /// replaced on disk is read again, and observers get one event per key whose effective value
-    /// changed. Off by default because each watching store costs a watch (on Linux an inotify
-    /// instance, of which a user has 128 by default, `fs.inotify.max_user_instances`, and a
-    /// descriptor) and wakes up on every change in its folders, while most stores are only
-    /// written by their own process; turn it on for a store another process shares, or call
-    /// ``LayeredPlistStore/startWatching()`` when something starts observing.
+    /// changed. Off by default because each watching store holds a watch per folder (on Linux
+    /// an inotify watch, from `fs.inotify.max_user_watches`, on the process's one shared inotify
+    /// instance; on Apple platforms a descriptor per folder) and wakes up on every change in its
+    /// folders, while most stores are only written by their own process; turn it on for a store
+    /// another process shares, or call ``LayeredPlistStore/startWatching()`` when something
+    /// starts observing.
     public var watchesFiles: Bool
 
     /// Creates options.
