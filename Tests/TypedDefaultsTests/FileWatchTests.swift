@@ -142,6 +142,24 @@ import Testing
     #expect(!watcher.isRetrying && !watcher.isArmed)
   }
 
+  @Test(.enabled(if: getuid() != 0, "root may watch a folder of mode 000"))
+  func aWatchOnAnUnreadableFolderReportsOnceAndStopsRetryingWhenStopped() async throws {
+    // H34: an inaccessible path must not crash, nor hang, nor retry for ever once stopped.
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("locked")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: folder.path)
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+    }
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { events.append($0) }
+    #expect(!watcher.isArmed && watcher.isRetrying)
+    #expect(events.count == 1)
+    watcher.stop()
+    #expect(!watcher.isRetrying)
+  }
+
   @Test func aFileWatcherReportsOnlyItsNamesAndCoalescesABurst() async throws {
     let directory = try TemporaryDirectory()
     let events = Received<FileWatcher.Event>()
