@@ -4,7 +4,7 @@ enum HelpText {
   static let commands: [any Command.Type] = [
     ReadCommand.self, ReadTypeCommand.self, WriteCommand.self, DeleteCommand.self,
     DomainsCommand.self, ListCommand.self, ExportCommand.self, ImportCommand.self,
-    ExplainCommand.self, HelpCommand.self,
+    ExplainCommand.self, WatchCommand.self, HelpCommand.self,
   ]
 
   /// The verb's command, if there is one.
@@ -31,6 +31,7 @@ enum HelpText {
       property-list files (XML, binary, OpenStep), and layered store folders of TypedDefaults'
       LayeredPlistStore. Values print as `defaults read` prints them; `write` takes its type
       flags (-string, -int, -float, -bool, -date, -data, -array, -array-add, -dict, -dict-add).
+      `watch` prints each change to a file or store folder as another process makes it.
 
       Verbs:
       \(verbs.joined(separator: "\n"))

@@ -16,6 +16,7 @@
 //     FoundationDecode.swift)
 //   SettingsProbe layered <data.plist path> save-loop  (saves state 0, 1, 2… until killed,
 //     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
+//   SettingsProbe layered <data.plist path> save-each <key> <kind>:<value>…  (see WatchModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -58,6 +59,7 @@ let (kind, location, command) = (arguments[0], arguments[1], arguments[2])
 let key = arguments.count > 3 ? arguments[3] : ""
 
 if runRawUserDefaultsMode(arguments) { exit(0) }  // see UserDefaultsModes.swift
+if runWatchMode(arguments) { exit(0) }  // see WatchModes.swift
 
 do {
   let backend: any SettingsBackend

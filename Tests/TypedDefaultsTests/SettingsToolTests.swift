@@ -107,7 +107,7 @@ import Testing
 
   static let verbs = [
     "read", "read-type", "write", "delete", "domains", "list", "export", "import", "explain",
-    "help",
+    "watch", "help",
   ]
 
   @Test func helpListsEveryVerbAndEveryVerbHasHelp() throws {
@@ -118,7 +118,8 @@ import Testing
     for synopsis in [
       "read domain [key]", "read-type domain key", "write domain key value",
       "delete domain [key]", "domains", "list", "export domain (file | -)",
-      "import domain (file | -)", "explain domain key", "help [verb]",
+      "import domain (file | -)", "explain domain key", "watch domain [key ...]",
+      "help [verb]",
     ] {
       #expect(help.standardOutput.contains("\n  \(synopsis) "), "\(synopsis)")
     }

@@ -29,6 +29,9 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// A file a backend relies on was corrupt; it was moved aside (never overwritten) and the
     /// backend carried on without its contents.
     public static let corruptFile = Kind(rawValue: "corruptFile")
+    /// A file watch (``LayeredPlistStore/Options/watchesFiles``) couldn't be set up, or a file it
+    /// reported couldn't be read again; the store polls, or keeps the values it has.
+    public static let watchFailed = Kind(rawValue: "watchFailed")
 
     /// The kind's identifier.
     public var description: String { rawValue }

@@ -31,6 +31,19 @@ extension LayeredPlistStore {
     /// ``LayeredPlistStore/reload()`` throw ``SettingsError/Code/corruptFile`` (or
     /// ``SettingsError/Code/wrongRootType``) and the file stays where it is, untouched.
     public var movesCorruptFileAside: Bool
+    /// Whether the store watches its files and takes in changes other processes (or an editor)
+    /// make to them, as soon as they are made: `false` by default.
+    ///
+    /// When on, the store calls ``LayeredPlistStore/startWatching()`` as it opens: a change to
+    /// `data.plist` is taken in by ``LayeredPlistStore/reload()``, a delivered or bundled file
+    /// replaced on disk is read again, and observers get one event per key whose effective value
+    /// changed. Off by default because each watching store holds a watch per folder (on Linux
+    /// an inotify watch, from `fs.inotify.max_user_watches`, on the process's one shared inotify
+    /// instance; on Apple platforms a descriptor per folder) and wakes up on every change in its
+    /// folders, while most stores are only written by their own process; turn it on for a store
+    /// another process shares, or call ``LayeredPlistStore/startWatching()`` when something
+    /// starts observing.
+    public var watchesFiles: Bool
 
     /// Creates options.
     ///
@@ -43,13 +56,16 @@ extension LayeredPlistStore {
     ///   - keyNormalization: How to normalize keys; `nil` (none) by default.
     ///   - movesCorruptFileAside: Whether a corrupt `data.plist` is moved aside (`true`, the
     ///     default) or reported by throwing and left in place (`false`).
+    ///   - watchesFiles: Whether the store watches its files for changes made by other
+    ///     processes; `false` by default.
     public init(
       format: PropertyListFile.Format? = nil,
       maximumFileSize: Int = PropertyListFile.defaultMaximumSize,
       autosave: AutosavePolicy = .manual,
       savesAtExit: Bool = true,
       keyNormalization: KeyNormalization? = nil,
-      movesCorruptFileAside: Bool = true
+      movesCorruptFileAside: Bool = true,
+      watchesFiles: Bool = false
     ) {
       self.format = format
       self.maximumFileSize = maximumFileSize
@@ -57,6 +73,7 @@ extension LayeredPlistStore {
       self.savesAtExit = savesAtExit
       self.keyNormalization = keyNormalization
       self.movesCorruptFileAside = movesCorruptFileAside
+      self.watchesFiles = watchesFiles
     }
   }
 

@@ -60,6 +60,14 @@ import Foundation
 /// replaced by an atomic rename is noticed too. If two processes change the same key, the last to
 /// save wins.
 ///
+/// A store sees another process's saves when it reloads or saves, or as they happen when it
+/// watches its files: ``Options/watchesFiles`` (off by default), or ``startWatching()``. A
+/// watching store watches each file's folder (inotify on Linux, a dispatch source on Apple
+/// platforms), reloads `data.plist` when it changes, reads a delivered or bundled file again
+/// when it is replaced, and tells observers of exactly the keys whose effective value changed.
+/// A watch that can't be set up is reported once as a diagnostic, and the store polls instead
+/// until it can be. See <doc:ObservingChanges>.
+///
 /// ## Bad files
 ///
 /// A missing or zero-byte file is an empty layer (``layersLoadedFromDisk`` tells which files were
@@ -113,6 +121,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// Serializes saves and reloads.
   let saveLock = NSLock()
   let autosaveState = Locked(AutosaveState())
+  /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
+  let watchers = Locked<[FileWatcher]>([])
 
   /// Opens a store, reading each file that exists.
   ///
@@ -190,9 +200,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
+    if options.watchesFiles { startWatching() }
   }
 
   deinit {
+    stopWatching()
     ExitHandlers.unregister(self)
     if options.savesAtExit { saveReportingFailure() }
   }

@@ -1,0 +1,151 @@
+import Dispatch
+import Foundation
+import TypedDefaults
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `watch domain [key …]`: prints each change to a domain as it happens, until interrupted.
+enum WatchCommand: Command {
+  static let verb = "watch"
+  static let synopsis = "watch domain [key ...]"
+  static let summary = "print each change to a domain as it happens, until stopped"
+  static let help = """
+    usage: settings watch domain [key ...]
+
+    Watches a property-list file or a layered store folder and prints one line per change of a
+    key's value as it happens, whoever makes it (another process, `settings write`, an editor),
+    until stopped with Ctrl-C (SIGINT) or SIGTERM, which exit with status 0. Only the keys named
+    are watched; with none, every key. The first line says the watch has started:
+
+      watching ./store (stop with Ctrl-C)
+      Theme: dark -> light [persistent]
+      ServerURL: "https://a.example" -> "https://b.example" [delivered]
+      Volume: 3 -> (none)
+      NewKey: (none) -> 1 [persistent]
+
+    Each line is the key, its old and new value (one line, old-style plist syntax; "(none)" when
+    it has no value), and for a store folder the layer the new value now comes from. For a store
+    folder, a change to data.plist, JF-info.plist or Info.plist (wherever --delivered and
+    --bundled put them) is seen. A file or folder that doesn't exist yet is fine: its changes
+    are seen once it is created. A file that becomes unreadable is reported as a warning and the
+    last values are kept.
+
+    UserDefaults suites can't be watched: nothing tells a process when another process changes a
+    suite, and `watch` says so (exit status 64).
+
+    Examples:
+      settings watch ./store
+      settings watch ~/project/config.plist ServerURL Theme
+    \(HelpText.domains)
+    """
+
+  static func run(_ arguments: inout Arguments) throws(Failure) {
+    let domain = try arguments.domain()
+    let keys = Array(arguments.rest())
+    let store: LayeredPlistStore
+    var layered = false
+    switch domain.kind {
+    case .suite(let suite):
+      throw Failure.usage(
+        "watch: \(suite) is a UserDefaults suite, which can't be watched (nothing tells a "
+          + "process when another changes a suite); watch a property-list file or a store folder")
+    case .file(let url):
+      store = try open(persistent: url, delivered: nil, bundled: nil)
+    case .layered(let files):
+      store = try open(
+        persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
+      layered = true
+    }
+    let printer = ChangePrinter(store: store, showsLayer: layered)
+    let token =
+      keys.isEmpty
+      ? store.observeAllKeys { printer.print($0) } : store.observe(keys: keys) { printer.print($0) }
+    // Watch only once the values changes are compared with are read: the first arming reloads,
+    // so a change made in between is printed too.
+    store.startWatching()
+    try Output.write(
+      "watching \(Output.escapingControlCharacters(domain.name)) (stop with Ctrl-C)\n")
+
+    // Stop on SIGINT and SIGTERM: ignored first, so that only the sources see them.
+    var sources: [any DispatchSourceSignal] = []
+    for signalNumber in [SIGINT, SIGTERM] {
+      signal(signalNumber, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+      source.setEventHandler {
+        store.stopWatching()
+        token.cancel()
+        exit(0)
+      }
+      source.resume()
+      sources.append(source)
+    }
+    withExtendedLifetime((sources, token)) {
+      dispatchMain()
+    }
+  }
+
+  /// Opens a store that never saves and never moves a file, after checking its files read.
+  private static func open(
+    persistent: URL, delivered: URL?, bundled: URL?
+  ) throws(Failure) -> LayeredPlistStore {
+    try Failure.fromLibrary { () throws(SettingsError) in
+      for file in [persistent, delivered, bundled].compactMap({ $0 }) {
+        _ = try PropertyListFile(url: file).readDictionary()
+      }
+      return try LayeredPlistStore(
+        persistentFile: persistent, deliveredFile: delivered, bundledFile: bundled,
+        options: .init(autosave: .manual, savesAtExit: false, movesCorruptFileAside: false))
+    }
+  }
+}
+
+/// Prints changes, one line each, remembering each key's last value to show the old one.
+// @unchecked Sendable: `values` is only read and written while `lock` is held.
+private final class ChangePrinter: @unchecked Sendable {
+  private let store: LayeredPlistStore
+  private let showsLayer: Bool
+  private let lock = NSLock()
+  private var values: [String: PropertyListValue]
+
+  init(store: LayeredPlistStore, showsLayer: Bool) {
+    self.store = store
+    self.showsLayer = showsLayer
+    self.values = store.dictionaryRepresentation()
+  }
+
+  func print(_ change: SettingsChange) {
+    let old = lock.withLock { values.updateValue(change.newValue, forKey: change.key) }
+    guard old != change.newValue else { return }
+    var line =
+      Output.escapingControlCharacters(change.key) + ": " + Self.render(old) + " -> "
+      + Self.render(change.newValue)
+    if showsLayer, change.newValue != nil, let layer = store.layer(forKey: change.key) {
+      line += " [\(layer)]"
+    }
+    do {
+      try Output.write(line + "\n")
+    } catch {
+      Output.error(error.message)
+      exit(error.status)
+    }
+  }
+
+  private static func render(_ value: PropertyListValue?) -> String {
+    guard let value else { return "(none)" }
+    return Output.escapingControlCharacters(OldStylePlist.inline(value))
+  }
+}
+
+extension Dictionary where Value == PropertyListValue {
+  /// Sets or removes a value, returning the old one.
+  fileprivate mutating func updateValue(_ value: PropertyListValue?, forKey key: Key) -> Value? {
+    if let value { return updateValue(value, forKey: key) }
+    return removeValue(forKey: key)
+  }
+}

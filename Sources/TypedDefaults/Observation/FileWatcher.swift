@@ -1,0 +1,348 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Watches one folder for changes to some of the files in it, by name, and tells its owner on a
+/// private serial queue.
+///
+/// The folder is watched, not the files: a save by atomic rename replaces a file's inode, so a
+/// watch on the file itself would go deaf after the first save, and a file that doesn't exist
+/// yet can't be watched at all. On Linux the watch is an inotify watch (`IN_CLOSE_WRITE`,
+/// `IN_MOVED_TO`, `IN_MOVED_FROM`, `IN_CREATE`, `IN_DELETE`, `IN_ATTRIB`, filtered by name) on the
+/// process's one shared inotify instance (``SharedInotify``, read through
+/// `DispatchSource.makeReadSource`), so hundreds of watchers cost one descriptor; on Apple
+/// platforms a
+/// `DispatchSource.makeFileSystemObjectSource` on the folder, which says only that the folder
+/// changed, so the named files' identities (device, inode, size, modification time) are compared
+/// to tell which.
+///
+/// - **Coalescing.** Events arriving within ``coalescingInterval`` of the first are delivered
+///   as one ``Event/changed(_:)`` naming every file involved.
+/// - **Arming can fail** (the folder is missing or unreadable; on Linux, the inotify limits
+///   `fs.inotify.max_user_instances` or `fs.inotify.max_user_watches` are reached). The failure
+///   is delivered once as ``Event/armingFailed(_:)`` (again only if the reason changes), and the
+///   watcher falls back to polling: it retries arming after ``firstRetryInterval``, doubling the
+///   interval up to ``maximumRetryInterval``, and on each attempt compares the files' identities
+///   to what it saw last, reporting those that differ. Nothing blocks or hangs.
+/// - **A folder removed, moved or unmounted** (`IN_DELETE_SELF`, `IN_MOVE_SELF`, `IN_IGNORED`)
+///   disarms the watch, reports every file as changed, and retries arming as above, so a folder
+///   recreated later is watched again.
+/// - After every successful arming, every file is reported as changed once, so that a change
+///   made while the watch was being set up (or was down) is not missed. Owners must tolerate a
+///   report of a file that didn't change.
+///
+/// ``stop()`` (also run at deinit) cancels the watch and every retry, and releases the watch (on
+/// Apple platforms closes its descriptor; on Linux removes it, the shared descriptor being closed
+/// with the last watch);
+/// a delivery already under way on the queue may finish, but none starts after the watcher saw
+/// the stop.
+final class FileWatcher: Sendable {
+  /// What a watcher delivers.
+  enum Event: Sendable, Equatable {
+    /// These files (by name) may have changed: written, replaced, created or removed.
+    case changed(Set<String>)
+    /// The watch couldn't be armed, for this reason; the watcher polls until it can be.
+    case armingFailed(String)
+  }
+
+  /// How long events are gathered before they are delivered, in seconds.
+  static let coalescingInterval = 0.02
+  /// The first wait before arming is retried, in seconds.
+  static let firstRetryInterval = 0.05
+  /// The longest wait between attempts to arm (and polls of the files), in seconds.
+  static let maximumRetryInterval = 1.0
+
+  /// The folder watched.
+  let folder: URL
+  /// The names of the files in it that are reported.
+  let names: Set<String>
+
+  private let queue: DispatchQueue
+  private let handler: @Sendable (Event) -> Void
+  private let state: Locked<State>
+  /// The number of watches the watcher holds (0 or 1; on Apple platforms each holds a
+  /// descriptor), for tests.
+  let openWatches = Locked(0)
+  /// For tests: the error every attempt to arm fails with, as if the system had returned it.
+  private let simulatedArmingError: Int32?
+
+  /// Everything that changes, guarded by `state`'s lock.
+  private struct State: @unchecked Sendable {
+    // @unchecked Sendable: the timer it holds is only touched under the lock, and cancelling a
+    // dispatch source is thread-safe.
+    var stopped = false
+    /// The armed watch, if any.
+    var source: Armed?
+    /// The timer retrying arming and polling the files while the watch isn't armed.
+    var retry: (any DispatchSourceTimer)?
+    var retryInterval = FileWatcher.firstRetryInterval
+    /// Names seen changed but not yet delivered.
+    var pending: Set<String> = []
+    var deliveryScheduled = false
+    /// The files' identities as last seen (by polling or comparing), by name.
+    var identities: [String: FileIdentity?] = [:]
+    /// The last failure delivered, so that each is delivered once.
+    var lastProblem: String?
+  }
+
+  /// Starts watching: arms the watch before returning (or reports why it can't and starts
+  /// retrying).
+  ///
+  /// - Parameters:
+  ///   - folder: The folder holding the files; it need not exist.
+  ///   - names: The names of the files to report; they need not exist.
+  ///   - simulatedArmingError: For tests: an `errno` value every attempt to arm fails with (on
+  ///     Linux as from `inotify_init1`), so that the polling fallback can be exercised.
+  ///   - handler: Called on the watcher's serial queue with each event; calls never overlap.
+  init(
+    folder: URL, names: Set<String>, simulatedArmingError: Int32? = nil,
+    handler: @escaping @Sendable (Event) -> Void
+  ) {
+    self.simulatedArmingError = simulatedArmingError
+    self.folder = folder.standardizedFileURL
+    self.names = names
+    self.handler = handler
+    self.queue = DispatchQueue(label: "TypedDefaults.FileWatcher(\(folder.path))")
+    var initial = State()
+    for name in names {
+      initial.identities[name] = POSIX.identity(
+        ofFileAt: self.folder.appendingPathComponent(name).path)
+    }
+    self.state = Locked(initial)
+    queue.sync { armOrRetry() }
+  }
+
+  deinit {
+    stop()
+  }
+
+  /// Whether the watch is armed now (rather than polling), for tests.
+  var isArmed: Bool {
+    state.withLock { $0.source != nil }
+  }
+
+  /// Whether the watcher is polling and retrying to arm, for tests.
+  var isRetrying: Bool {
+    state.withLock { $0.retry != nil }
+  }
+
+  /// Stops watching: cancels the watch and any retry, and closes the descriptor. Safe from any
+  /// thread, also from inside the handler; stopping twice does nothing more.
+  func stop() {
+    let (source, retry) = state.withLock { state in
+      state.stopped = true
+      defer { (state.source, state.retry) = (nil, nil) }
+      return (state.source, state.retry)
+    }
+    source?.cancel()
+    retry?.cancel()
+  }
+
+  // MARK: - Arming (on the queue)
+
+  /// Arms the watch; on failure reports it (once) and schedules a retry.
+  private func armOrRetry() {
+    if state.withLock({ $0.stopped }) { return }
+    switch arm() {
+    case .success(let source):
+      let installed = state.withLock { state -> Bool in
+        guard !state.stopped else { return false }
+        state.source = source
+        state.lastProblem = nil
+        state.retryInterval = Self.firstRetryInterval
+        return true
+      }
+      if installed {
+        source.resume()
+        // Whatever happened before the watch was in place.
+        note(names)
+      } else {
+        source.resume()
+        source.cancel()
+      }
+    case .failure(let problem):
+      let report = state.withLock { state -> Bool in
+        defer { state.lastProblem = problem.reason }
+        return state.lastProblem != problem.reason && !state.stopped
+      }
+      if report { handler(.armingFailed(problem.reason)) }
+      scheduleRetry()
+    }
+  }
+
+  /// Disarms after the folder went away, reports every file, and retries arming.
+  private func folderWentAway() {
+    let source = state.withLock { state in
+      defer { state.source = nil }
+      return state.source
+    }
+    source?.cancel()
+    note(names)
+    scheduleRetry()
+  }
+
+  private func scheduleRetry() {
+    let timer = state.withLock { state -> (any DispatchSourceTimer)? in
+      guard !state.stopped, state.retry == nil else { return nil }
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      state.retry = timer
+      return timer
+    }
+    guard let timer else { return }
+    timer.setEventHandler { [weak self] in self?.retryFired() }
+    let interval = state.withLock { $0.retryInterval }
+    timer.schedule(deadline: .now() + interval)
+    timer.resume()
+  }
+
+  private func retryFired() {
+    let timer = state.withLock { state in
+      defer {
+        state.retry = nil
+        state.retryInterval = min(state.retryInterval * 2, Self.maximumRetryInterval)
+      }
+      return state.retry
+    }
+    timer?.cancel()
+    pollIdentities()
+    armOrRetry()
+  }
+
+  /// Notes the files whose identity changed since last seen.
+  private func pollIdentities() {
+    var changed: Set<String> = []
+    for name in names {
+      let identity = POSIX.identity(ofFileAt: folder.appendingPathComponent(name).path)
+      state.withLock { state in
+        if state.identities[name] != .some(identity) {
+          state.identities[name] = .some(identity)
+          changed.insert(name)
+        }
+      }
+    }
+    note(changed)
+  }
+
+  /// Adds names to the pending delivery, scheduling it if none is.
+  private func note(_ changed: Set<String>) {
+    guard !changed.isEmpty else { return }
+    let schedule = state.withLock { state -> Bool in
+      state.pending.formUnion(changed)
+      defer { state.deliveryScheduled = true }
+      return !state.deliveryScheduled && !state.stopped
+    }
+    guard schedule else { return }
+    queue.asyncAfter(deadline: .now() + Self.coalescingInterval) { [weak self] in
+      self?.deliver()
+    }
+  }
+
+  private func deliver() {
+    let pending = state.withLock { state -> Set<String>? in
+      defer {
+        state.pending = []
+        state.deliveryScheduled = false
+      }
+      return state.stopped ? nil : state.pending
+    }
+    guard let pending, !pending.isEmpty else { return }
+    // Keep the identities current, so a later poll reports only later changes.
+    for name in pending {
+      let identity = POSIX.identity(ofFileAt: folder.appendingPathComponent(name).path)
+      state.withLock { $0.identities[name] = .some(identity) }
+    }
+    handler(.changed(pending))
+  }
+
+  /// Why arming failed.
+  struct ArmingFailure: Error {
+    var reason: String
+  }
+
+  /// An armed watch: resumed once installed, cancelled once when disarmed (which closes or
+  /// releases what it holds).
+  private struct Armed: @unchecked Sendable {
+    // @unchecked Sendable: `resume` and `cancel` are a dispatch source's (thread-safe) or the
+    // shared inotify instance's (locked).
+    /// The inotify watch descriptor, or -1.
+    var watch: Int32
+    var resume: () -> Void
+    var cancel: () -> Void
+  }
+
+  private static func describe(_ code: Int32) -> String {
+    String(cString: strerror(code))
+  }
+
+  #if os(Linux)
+    /// Adds a watch of the folder to the process's shared inotify instance.
+    private func arm() -> Result<Armed, ArmingFailure> {
+      let identifier = ObjectIdentifier(self)
+      let added = SharedInotify.shared.addWatch(
+        folder.path, for: identifier, simulatedError: simulatedArmingError
+      ) { [weak self] watch, names, wentAway in
+        self?.received(names, wentAway: wentAway, watch: watch)
+      }
+      switch added {
+      case .failure(let failure):
+        return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(failure.reason)"))
+      case .success(let watch):
+        openWatches.withLock { $0 += 1 }
+        return .success(
+          Armed(
+            watch: watch, resume: {},
+            cancel: { [openWatches] in
+              SharedInotify.shared.removeWatch(watch, for: identifier)
+              openWatches.withLock { $0 -= 1 }
+            }))
+      }
+    }
+
+    /// Takes in what the shared instance read for this watcher's watch, unless the watcher has
+    /// disarmed (and maybe re-armed) since.
+    private func received(_ seen: Set<String>?, wentAway: Bool, watch: Int32) {
+      queue.async { [weak self] in
+        guard let self, self.state.withLock({ $0.source?.watch }) == watch else { return }
+        self.note(seen.map { $0.intersection(self.names) } ?? self.names)
+        if wentAway { self.folderWentAway() }
+      }
+    }
+  #elseif canImport(Darwin)
+    /// Opens the folder for events and makes a file-system source on it (not resumed).
+    private func arm() -> Result<Armed, ArmingFailure> {
+      let descriptor = simulatedArmingError == nil ? open(folder.path, O_EVTONLY) : -1
+      guard descriptor >= 0 else {
+        let code = simulatedArmingError ?? errno
+        let reason = code == ENOENT ? "the folder doesn't exist" : Self.describe(code)
+        return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(reason)"))
+      }
+      let source = DispatchSource.makeFileSystemObjectSource(
+        fileDescriptor: descriptor, eventMask: [.write, .delete, .rename, .revoke], queue: queue)
+      source.setEventHandler { [weak self, weak source] in
+        guard let self, let source else { return }
+        if !source.data.isDisjoint(with: [.delete, .rename, .revoke]) {
+          self.folderWentAway()
+        } else {
+          self.pollIdentities()
+        }
+      }
+      openWatches.withLock { $0 += 1 }
+      source.setCancelHandler { [openWatches] in
+        close(descriptor)
+        openWatches.withLock { $0 -= 1 }
+      }
+      return .success(Armed(watch: -1, resume: source.resume, cancel: source.cancel))
+    }
+  #else
+    private func arm() -> Result<Armed, ArmingFailure> {
+      .failure(ArmingFailure(reason: "can't watch \(folder.path): not supported on this platform"))
+    }
+  #endif
+}
