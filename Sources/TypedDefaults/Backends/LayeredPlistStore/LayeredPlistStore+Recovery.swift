@@ -29,6 +29,40 @@ extension LayeredPlistStore {
     var setAside: Result<URL, SettingsError>
     /// Whether the entries that could be read were written back as a new `data.plist`.
     var rewroteSalvagedEntries: Bool
+
+    /// For a save that found this: throws if the corrupt file could not be kept aside, since a
+    /// save must never write over it.
+    ///
+    /// - Parameter path: The file's path, for the error.
+    /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and both causes.
+    func refuseToWriteOverAKeptFile(path: String) throws(SettingsError) {
+      guard case .failure(let failure) = setAside else { return }
+      throw SettingsError(
+        .fileNotWritable, path: path,
+        reason: "\(problem.reason); it could not be kept aside (\(failure.reason)), so nothing "
+          + "was written over it")
+    }
+
+    /// Reports the problem and what was done about it as a ``SettingsDiagnostic``.
+    ///
+    /// - Parameter backend: The backend's name.
+    func report(backend: String) {
+      var outcome: String
+      switch setAside {
+      case .success(let aside): outcome = "moved it to '\(aside.path)'"
+      case .failure(let failure):
+        outcome = "could not move it aside (\(failure.reason)), so saves won't write over it"
+      }
+      if unreadableEntries.isEmpty {
+        outcome += " and carried on without its values"
+      } else {
+        outcome += " and carried on with the entries that could be read"
+        if rewroteSalvagedEntries { outcome += ", written back as a new file" }
+      }
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .corruptFile, key: nil, backend: backend, message: "\(problem); \(outcome)"))
+    }
   }
 
   /// The format a store saves `data.plist` in: the option, else the file's own (OpenStep, which

@@ -98,13 +98,7 @@ extension LayeredPlistStore {
         let read = try Self.readPersistent(
           persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false)
         if let recovery = read.recovery {
-          if case .failure(let failure) = recovery.setAside {
-            // Never write over a corrupt file that couldn't be kept.
-            throw SettingsError(
-              .fileNotWritable, path: persistentFile.url.path,
-              reason: "\(recovery.problem.reason); it could not be kept aside "
-                + "(\(failure.reason)), so nothing was written over it")
-          }
+          try recovery.refuseToWriteOverAKeptFile(path: persistentFile.url.path)
           outcome.recovery = recovery
         }
         contents = read.entries
@@ -212,21 +206,7 @@ extension LayeredPlistStore {
   /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
   func record(_ recovery: Recovery) {
     problems.withLock { $0 += [recovery.problem] + recovery.unreadableEntries }
-    var outcome: String
-    switch recovery.setAside {
-    case .success(let aside): outcome = "moved it to '\(aside.path)'"
-    case .failure(let failure):
-      outcome = "could not move it aside (\(failure.reason)), so saves won't write over it"
-    }
-    if recovery.unreadableEntries.isEmpty {
-      outcome += " and carried on without its values"
-    } else {
-      outcome += " and carried on with the entries that could be read"
-      if recovery.rewroteSalvagedEntries { outcome += ", written back as a new file" }
-    }
-    SettingsDiagnostics.report(
-      SettingsDiagnostic(
-        kind: .corruptFile, key: nil, backend: name, message: "\(recovery.problem); \(outcome)"))
+    recovery.report(backend: name)
   }
 
   /// Records an entry of a delivered or bundled file that was left out.

@@ -97,7 +97,7 @@
       }
       state = Locked(State(values: initial.entries, diskIdentity: initial.identity))
       mirror = Mirror(known: initial.entries)
-      if let recovery = initial.recovery { Self.report(recovery, backend: name) }
+      if let recovery = initial.recovery { recovery.report(backend: name) }
     }
 
     // MARK: - Reading and writing
@@ -267,7 +267,7 @@
       let read = try LayeredPlistStore.readPersistent(
         file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
       if let recovery = read.recovery {
-        Self.report(recovery, backend: name)
+        recovery.report(backend: name)
         if read.entries.isEmpty {
           state.withLock { $0.diskIdentity = nil }
           return []
@@ -324,12 +324,7 @@
           let read = try LayeredPlistStore.readPersistent(
             file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false)
           if let recovery = read.recovery {
-            if case .failure(let failure) = recovery.setAside {
-              throw SettingsError(
-                .fileNotWritable, path: file.url.path,
-                reason: "\(recovery.problem.reason); it could not be kept aside "
-                  + "(\(failure.reason)), so nothing was written over it")
-            }
+            try recovery.refuseToWriteOverAKeptFile(path: file.url.path)
             outcome.recovery = recovery
           }
           contents = read.entries
@@ -382,28 +377,8 @@
       }
       pushLocked(pushes, markPushed: false)
       mirrorLock.unlock()
-      if let recovery = outcome.recovery { Self.report(recovery, backend: name) }
+      if let recovery = outcome.recovery { recovery.report(backend: name) }
       return changedKeys
-    }
-
-    /// Reports a corrupt or partly unreadable suite file and what was done with it.
-    static func report(_ recovery: LayeredPlistStore.Recovery, backend: String) {
-      var outcome: String
-      switch recovery.setAside {
-      case .success(let aside): outcome = "moved it to '\(aside.path)'"
-      case .failure(let failure):
-        outcome = "could not move it aside (\(failure.reason)), so saves won't write over it"
-      }
-      if recovery.unreadableEntries.isEmpty {
-        outcome += " and carried on without its values"
-      } else {
-        outcome += " and carried on with the entries that could be read"
-        if recovery.rewroteSalvagedEntries { outcome += ", written back as a new file" }
-      }
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .corruptFile, key: nil, backend: backend,
-          message: "\(recovery.problem); \(outcome)"))
     }
 
     // MARK: - Flushing
