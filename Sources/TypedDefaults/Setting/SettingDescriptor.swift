@@ -61,7 +61,8 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
     let state = setting.currentState
     let marker: String
     if let stored = state.stored, state.readsDefault {
-      marker = " (default; the stored \(stored.kind) \(stored) can't be read)"
+      let shown = setting.isSecret ? "" : " \(stored)"
+      marker = " (default; the stored \(stored.kind)\(shown) can't be read)"
     } else {
       marker = state.readsDefault ? " (default)" : ""
     }

@@ -19,7 +19,7 @@
 /// Copies of a group share its settings (each `Setting` refers to shared storage). Creating the
 /// struct with `init()` instead leaves its settings unattached, and reading one stops the program
 /// with a message saying so.
-public protocol SettingsGroup {
+public protocol SettingsGroup: SettingsContainer {
   /// Creates the group with every setting at its declared default, not yet attached to a backend.
   /// The synthesized memberwise initializer of a struct whose properties all have defaults
   /// satisfies this requirement.
