@@ -77,6 +77,7 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("first-discovery", one(figures.firstDiscovery)),
   ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
   ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
+  ("import-model-layered", one(figures.importTenThousandKeys)),
 ]
 
 func formatted(_ value: Double) -> String {

@@ -106,25 +106,34 @@ extension SettingsContainer {
       importedVersion = version
       try migrations.apply(to: &values, from: version)
     }
-    let groups = settingsByBackend
-    var settings: [String: SettingDescriptor] = [:]
-    settings.reserveCapacity(values.count)
-    for group in groups {
-      for descriptor in group.settings { settings[descriptor.key] = descriptor }
-    }
+    let settings = allSettings
+    var indexes: [String: Int] = [:]
+    indexes.reserveCapacity(settings.count)
+    for (index, descriptor) in settings.enumerated() { indexes[descriptor.key] = index }
     var problems: [String] = []
     var unknown: [String] = []
-    var accepted: [String: PropertyListValue] = [:]
-    accepted.reserveCapacity(values.count)
+    // The accepted values, by backend (normally one: the model's), in order of appearance.
+    var batches: [(backend: any SettingsBackend, values: [String: PropertyListValue])] = []
+    var batchIndexes: [ObjectIdentifier: Int] = [:]
     for (key, value) in values {
-      guard let descriptor = settings[key] else {
+      guard let index = indexes[key] else {
         unknown.append(key)
         continue
       }
-      if let canonical = descriptor.canonical(value) {
-        accepted[key] = canonical
+      guard let accepted = Self.accepted(value, by: settings[index]) else {
+        problems.append(Self.mismatch(value, for: settings[index]))
+        continue
+      }
+      let backend = settings[index].setting.backend
+      let id = ObjectIdentifier(backend)
+      if let batch = batchIndexes[id] {
+        batches[batch].values[key] = accepted
       } else {
-        problems.append(Self.mismatch(value, for: descriptor))
+        batchIndexes[id] = batches.count
+        var first: [String: PropertyListValue] = [:]
+        first.reserveCapacity(values.count)
+        first[key] = accepted
+        batches.append((backend, first))
       }
     }
     unknown.sort()
@@ -134,21 +143,27 @@ extension SettingsContainer {
         refusesUnknown: options.rejectsUnknownKeys, path: path)
     }
     var written: [String] = []
-    for group in groups {
-      var batch: [String: PropertyListValue] = [:]
-      for descriptor in group.settings {
-        if let value = accepted[descriptor.key] { batch[descriptor.key] = value }
-      }
-      guard !batch.isEmpty else { continue }
-      try group.backend.setValues(batch)
-      if !(group.backend is any PublishesOwnChanges) {
-        group.backend.reportChanges(forKeys: batch.keys)
-      }
-      if let store = group.backend as? LayeredPlistStore { try store.save() }
+    for (backend, batch) in batches {
+      try backend.setValues(batch)
+      if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: batch.keys) }
+      if let store = backend as? LayeredPlistStore { try store.save() }
       written += batch.keys
     }
     return SettingsImportResult(
       importedKeys: written.sorted(), unknownKeys: unknown, importedVersion: importedVersion)
+  }
+
+  /// The value to store for an imported value, or `nil` if the setting can't read it. A value
+  /// of the kind the setting stores is checked and kept as it is; another kind (a string for a
+  /// Bool) is stored as the setting would store what it reads.
+  private static func accepted(
+    _ value: PropertyListValue,
+    by descriptor: SettingDescriptor
+  ) -> PropertyListValue? {
+    if value.kind == descriptor.defaultValue?.kind {
+      return descriptor.reads(value) ? value : nil
+    }
+    return descriptor.canonical(value)
   }
 
   /// `'volume': expected Int, found String`, with the type's reason for a non-secret value.

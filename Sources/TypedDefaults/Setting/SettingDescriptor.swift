@@ -1,7 +1,7 @@
 /// One setting of a model, as discovered by reflection: its name, key, type and default, and a
 /// live view of what the backend holds for it.
 ///
-/// Get them from ``SettingsModel/allSettings`` or ``SettingsGroup/allSettings``:
+/// Get them from ``SettingsModel/allSettings`` or ``SettingsContainer/allSettings``:
 ///
 /// ```swift
 /// for setting in settings.allSettings {

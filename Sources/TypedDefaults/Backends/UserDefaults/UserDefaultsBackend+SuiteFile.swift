@@ -281,6 +281,10 @@
           return updatedKeys
         })
       changed.formUnion(updatedKeys)
+      // Put what the update saw into `UserDefaults` too, and follow these keys from now on: a
+      // key left as corelibs loads it later (lazily, from a newer file) would look like a raw
+      // write at the next take-in, which would save that older value over other processes'.
+      pushCurrentValues(of: changed)
       if !changed.isEmpty { changesTakenIn(changed) }
       guard let result else { preconditionFailure("saveLocked(updating:) calls its closure") }
       return result
