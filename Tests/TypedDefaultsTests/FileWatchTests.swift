@@ -3,6 +3,10 @@ import Testing
 
 @testable import TypedDefaults
 
+#if canImport(Observation)
+  import Observation
+#endif
+
 /// Changes from outside the process (issue #11): `FileWatcher`, and a `LayeredPlistStore` with
 /// `Options.watchesFiles` taking in what other processes save.
 @Suite struct FileWatchTests {
@@ -52,6 +56,27 @@ import Testing
     #expect(values == values.sorted())
     #expect(store.saveCount == 0)
   }
+
+  #if canImport(Observation)
+    @Test func trackingASettingCallsOnChangeOnceWhenAnotherProcessSavesIt() async throws {
+      let directory = try TemporaryDirectory()
+      let file = directory.file("data.plist")
+      let store = try watchingStore(file)
+      let settings = ObservedSettings(backend: store)
+      let calls = Received<Int>()
+      let seen = withObservationTracking {
+        settings.volume
+      } onChange: {
+        calls.append(settings.volume)
+      }
+      #expect(seen == 1)
+      try probe(["layered", file.path, "save-each", "volume", "int:5", "int:6"])
+      _ = await eventually("the store sees volume = 6") { store.value(forKey: "volume") == 6 }
+      // Called once (tracking ends at its first change), after the new value is stored.
+      #expect(calls.count == 1)
+      #expect([5, 6].contains(calls.last ?? 0))
+    }
+  #endif
 
   @Test func aStoreNotWatchingSeesNothingUntilReload() throws {
     let directory = try TemporaryDirectory()
