@@ -175,6 +175,8 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
       #expect(synchronized.count == 1)
       token.cancel()
     } else {
+      // Its exit handler would wait for the held save lock and hang the test process's exit.
+      ExitHandlers.unregister(backend)
       leakedByDeadlocks.withLock { $0 += [token, suite, backend] }
     }
   }
