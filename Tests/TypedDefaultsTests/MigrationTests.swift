@@ -95,6 +95,13 @@ private struct MigratedItemSettings: SettingsGroup, MigratableSettings {
     ])
 }
 
+/// The rename in a model class, migrated through an instance.
+private final class TextModel: SettingsModel, MigratableSettings, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a @Setting.
+  @Setting("text.fontSize", default: 12) var fontSize: Int
+  static let migrations = TextSettings.migrations
+}
+
 private struct Interrupted: Error, CustomStringConvertible {
   var description: String { "interrupted" }
 }
@@ -144,6 +151,14 @@ private struct ResumableSettings: SettingsGroup, MigratableSettings {
       #expect(try TextSettings.migrate(backend).appliedSteps == 0)
       #expect(settings.fontSize == 16)
     }
+  }
+
+  @Test func aModelClassMigratesItsOwnBackend() throws {
+    let model = TextModel(backend: InMemoryBackend(["fontSize": 14]))
+    #expect(model.fontSize == 12)
+    #expect(try model.migrate().appliedSteps == 1)
+    #expect(model.fontSize == 14)
+    #expect(try model.migrate().appliedSteps == 0)
   }
 
   @Test func theRenameGivesTheSameResultOverAHundredRunsInShuffledStorageOrder() throws {
