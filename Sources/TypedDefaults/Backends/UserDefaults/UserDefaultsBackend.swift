@@ -143,8 +143,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   /// Creates a backend over an existing `UserDefaults` instance.
   ///
-  /// On Linux, where the backend keeps the suite's file itself, create one backend per suite in
-  /// a process (two would save the same file independently, which is safe but wasteful).
+  /// Every backend on one suite in a process shares one state: its observers, and on Linux,
+  /// where the backend keeps the suite's file itself, its values and file, so that each backend
+  /// reads what any of them wrote and observers registered on one hear of writes through
+  /// another. The first backend's `userDefaults` and `flushDelay` are the ones used while any
+  /// backend on the suite lives.
   ///
   /// - Parameters:
   ///   - userDefaults: The instance to read and write.
