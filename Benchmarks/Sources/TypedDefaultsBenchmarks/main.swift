@@ -75,6 +75,13 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("autosave", one(figures.debouncedAutosave)),
   ("discovery", one(figures.discovery)),
   ("first-discovery", one(figures.firstDiscovery)),
+  ("model-creation", one(figures.modelCreation)),
+  ("model-first-creation", one(figures.firstModelCreation)),
+  ("group-creation", one(figures.groupCreation)),
+  ("settings-storage-only", one(figures.settingsStorageOnly)),
+  ("group-all-settings", one(figures.groupAllSettings)),
+  ("read-scoped-memory", one { try figures.scopedRead(on: "InMemoryBackend") }),
+  ("read-scoped-userdefaults", one { try figures.scopedRead(on: "UserDefaultsBackend") }),
   ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
   ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
 ]

@@ -48,7 +48,10 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// For a setting without a cell: the last conversion of a stored array or dictionary, behind
   /// `slowLock`. (A setting with a cell keeps it in the cell.)
   @exclusivity(unchecked) private var conversion: ConvertedValue<Value>?
-  @usableFromInline let slowLock = NSLock()
+  /// The lock of the slow paths, one of a few shared by all settings: a lock of its own would
+  /// cost every setting an allocation, a mutex to set up and one to tear down, about a fifth of
+  /// the cost of creating a setting, for paths that run rarely and briefly.
+  @usableFromInline var slowLock: NSLock { SlowPathLocks.lock(for: self) }
   /// The last wrong-typed stored value reported, behind `slowLock`.
   @exclusivity(unchecked) private var lastReportedMismatch: PropertyListValue?
   /// Whether writes through the setting must report themselves to the backend's observers:
@@ -300,5 +303,16 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         + "a SettingsModel subclass, in a SettingsGroup created with init(backend:), or with an "
         + "explicit backend: @Setting(\"key\", default: …, backend: …)"
     )
+  }
+}
+
+/// The locks ``SettingStorage``'s slow paths share: each setting uses the one its address picks.
+/// Never held while taking another lock or calling out.
+enum SlowPathLocks {
+  static let locks = (0..<64).map { _ in NSLock() }
+
+  static func lock(for object: AnyObject) -> NSLock {
+    // Objects are at least 16-byte aligned: the low bits carry no information.
+    locks[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) & 63)]
   }
 }

@@ -92,7 +92,12 @@ enum SettingsReflection {
   ///   - model: A model instance: a class, or a struct.
   ///   - keyPrefix: The model type's key prefix.
   static func discover<Model>(in model: Model, keyPrefix: String) -> [SettingDescriptor] {
-    found(in: model, keyPrefix: keyPrefix).map { $0.descriptor() }
+    var descriptors: [SettingDescriptor] = []
+    forEachSetting(in: model, keyPrefix: keyPrefix) { found in
+      if descriptors.isEmpty { descriptors.reserveCapacity(found.count) }
+      descriptors.append(found.descriptor())
+    }
+    return descriptors
   }
 
   /// Discovers `model`'s settings and attaches each to `backend` under its full key (a setting
@@ -107,12 +112,10 @@ enum SettingsReflection {
     _ model: Model, keyPrefix: String, to backend: any SettingsBackend
   ) -> [SettingDescriptor] {
     let binding = BackendBinding(backend)
-    let settings = found(in: model, keyPrefix: keyPrefix)
     var descriptors: [SettingDescriptor] = []
-    descriptors.reserveCapacity(settings.count)
-    for found in settings {
-      let key = found.key()
-      found.setting.bind(propertyName: found.entry.propertyName, key: key, to: binding)
+    forEachSetting(in: model, keyPrefix: keyPrefix) { found in
+      if descriptors.isEmpty { descriptors.reserveCapacity(found.count) }
+      found.setting.bind(propertyName: found.entry.propertyName, key: found.key(), to: binding)
       descriptors.append(found.descriptor())
     }
     #if DEBUG
@@ -137,6 +140,8 @@ enum SettingsReflection {
   struct Found {
     let setting: any SettingProperty
     let entry: PlannedSetting
+    /// How many settings the model has in all.
+    var count = 0
 
     /// The setting's full key: its model's and groups' prefixes, then its declared key or its
     /// property's name. Reuses the plan's string when the declared key is the planned one.
@@ -155,8 +160,11 @@ enum SettingsReflection {
     }
   }
 
-  /// The settings of `model`, through its type's plan (made on the first instance) or `Mirror`.
-  static func found<Model>(in model: Model, keyPrefix: String) -> [Found] {
+  /// Calls `body` with each setting of `model`, through its type's plan (made on the first
+  /// instance) or `Mirror`.
+  static func forEachSetting<Model>(
+    in model: Model, keyPrefix: String, _ body: (Found) -> Void
+  ) {
     withInstance(model) { type, isClass, base in
       let id = ObjectIdentifier(type)
       let cached = plans.withLock { $0[id] }
@@ -169,9 +177,17 @@ enum SettingsReflection {
         plans.withLock { $0[id] = .some(plan) }
       }
       guard let plan, plan.keyPrefix == keyPrefix else {
-        return MirrorDiscovery.found(in: model, keyPrefix: keyPrefix)
+        let found = MirrorDiscovery.found(in: model, keyPrefix: keyPrefix)
+        for var setting in found {
+          setting.count = found.count
+          body(setting)
+        }
+        return
       }
-      return plan.settings.map { Found(setting: $0.load(base), entry: $0) }
+      let count = plan.settings.count
+      for entry in plan.settings {
+        body(Found(setting: entry.load(base), entry: entry, count: count))
+      }
     }
   }
 
@@ -200,8 +216,8 @@ enum SettingsReflection {
 }
 
 /// One setting property of a model type: where it is in an instance, its property path and its
-/// key prefix.
-struct PlannedSetting: Sendable {
+/// key prefix. A class, so that handing it around per instance costs one reference.
+final class PlannedSetting: Sendable {
   /// Reads the setting from the address of an instance's stored properties.
   let load: @Sendable (UnsafeRawPointer) -> any SettingProperty
   /// The property's name, without the wrapper's underscore: `volume`.
@@ -218,6 +234,21 @@ struct PlannedSetting: Sendable {
   /// instances declaring the same key share the string.
   let plannedDeclaredKey: String?
   let plannedDeclaredFullKey: String?
+
+  init(
+    load: @escaping @Sendable (UnsafeRawPointer) -> any SettingProperty, propertyName: String,
+    propertyPath: String, keyPrefix: String, declaringTypeName: String, inferredKey: String,
+    plannedDeclaredKey: String?, plannedDeclaredFullKey: String?
+  ) {
+    self.load = load
+    self.propertyName = propertyName
+    self.propertyPath = propertyPath
+    self.keyPrefix = keyPrefix
+    self.declaringTypeName = declaringTypeName
+    self.inferredKey = inferredKey
+    self.plannedDeclaredKey = plannedDeclaredKey
+    self.plannedDeclaredFullKey = plannedDeclaredFullKey
+  }
 }
 
 /// The stdlib's `_EachFieldOptions.classType` (a `static var`, which strict concurrency refuses to
