@@ -85,10 +85,14 @@ public final class ScopedBackend: SettingsBackend {
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: A key of the view.
-  /// - Throws: What the base's ``SettingsBackend/setValue(_:forKey:)`` throws; the error names
-  ///   the prefixed key.
+  /// - Throws: What the base's ``SettingsBackend/setValue(_:forKey:)`` throws, naming the key
+  ///   as the view spells it (without the prefix).
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
-    try base.setValue(value, forKey: prefix + key)
+    do {
+      try base.setValue(value, forKey: prefix + key)
+    } catch {
+      throw error.naming(key, insteadOf: prefix + key)
+    }
     reportIfBaseDoesNot(CollectionOfOne(prefix + key))
   }
 
@@ -104,12 +108,18 @@ public final class ScopedBackend: SettingsBackend {
   /// as the base's ``SettingsBackend/setValues(_:)`` is.
   ///
   /// - Parameter values: Keys of the view and their values.
-  /// - Throws: What the base's ``SettingsBackend/setValues(_:)`` throws.
+  /// - Throws: What the base's ``SettingsBackend/setValues(_:)`` throws, naming the key as the
+  ///   view spells it.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     var prefixed: [String: PropertyListValue] = [:]
     prefixed.reserveCapacity(values.count)
     for (key, value) in values { prefixed[prefix + key] = value }
-    try base.setValues(prefixed)
+    do {
+      try base.setValues(prefixed)
+    } catch {
+      throw error.key.flatMap(key(forBaseKey:)).map { error.naming($0, insteadOf: error.key) }
+        ?? error
+    }
     reportIfBaseDoesNot(prefixed.keys)
   }
 
@@ -142,15 +152,20 @@ public final class ScopedBackend: SettingsBackend {
     _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
   ) throws(SettingsError) -> PropertyListValue? {
     let baseKey = prefix + key
-    switch base {
-    case let store as LayeredPlistStore:
-      return try store.update(forKey: baseKey, transform)
-    case let defaults as UserDefaultsBackend:
-      return try defaults.update(forKey: baseKey, transform)
-    default:
-      let value = try transform(base.value(forKey: baseKey))
-      try setValue(value, forKey: key)
-      return value
+    do {
+      switch base {
+      case let store as LayeredPlistStore:
+        return try store.update(forKey: baseKey, transform)
+      case let defaults as UserDefaultsBackend:
+        return try defaults.update(forKey: baseKey, transform)
+      default:
+        let value = try transform(base.value(forKey: baseKey))
+        try base.setValue(value, forKey: baseKey)
+        reportIfBaseDoesNot(CollectionOfOne(baseKey))
+        return value
+      }
+    } catch {
+      throw error.naming(key, insteadOf: baseKey)
     }
   }
 
@@ -198,5 +213,15 @@ extension SettingsBackend {
   /// - Returns: The view.
   public func scoped(to prefix: String) -> ScopedBackend {
     ScopedBackend(base: self, prefix: prefix)
+  }
+}
+
+extension SettingsError {
+  /// The same error naming `key` where it named `original`: how a view reports its base's errors
+  /// in its own keys.
+  @usableFromInline
+  func naming(_ key: String, insteadOf original: String?) -> SettingsError {
+    guard self.key != nil, self.key == original else { return self }
+    return SettingsError(code, path: path, key: key, reason: reason)
   }
 }

@@ -214,11 +214,16 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     } catch {
       throw representationError(error)
     }
-    if let cellBackend, let cell {
-      try cellBackend.setValue(stored, in: cell, forKey: targetKey)
-    } else {
-      try boundTarget.setValue(stored, forKey: targetKey)
-      if reportsWrites { reportWrite() }
+    do {
+      if let cellBackend, let cell {
+        try cellBackend.setValue(stored, in: cell, forKey: targetKey)
+      } else {
+        try boundTarget.setValue(stored, forKey: targetKey)
+        if reportsWrites { reportWrite() }
+      }
+    } catch {
+      // Through a scoped view, the error names the key as the setting knows it.
+      throw error.naming(key, insteadOf: targetKey)
     }
   }
 
