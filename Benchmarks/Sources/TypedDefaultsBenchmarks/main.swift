@@ -74,7 +74,6 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("decode-binary", one { try figures.decodeThroughput(format: .binary) }),
   ("autosave", one(figures.debouncedAutosave)),
   ("discovery", one(figures.discovery)),
-  ("first-discovery", one(figures.firstDiscovery)),
   ("model-creation", one(figures.modelCreation)),
   ("model-first-creation", one(figures.firstModelCreation)),
   ("group-creation", one(figures.groupCreation)),
