@@ -100,7 +100,7 @@ private struct CollidingHostSettings: SettingsGroup {
   // MARK: - H36: the backend the host passes in is used everywhere
 
   @Test func everyReadAndWriteOfALibrarysModelGoesToTheBackendItsHostPassed() async throws {
-    let backend = RecordingBackend()
+    let backend = KeyRecordingBackend()
     let library = SDKSettings(backend: backend)
     library.volume = 0.3
     _ = library.playback.autoplay

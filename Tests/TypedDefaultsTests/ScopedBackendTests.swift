@@ -261,7 +261,7 @@ private struct CounterSettings: SettingsGroup {
   }
 
   @Test func aBackendOutsideTheLibrarySeesWritesThroughAViewPublished() throws {
-    let base = RecordingBackend()
+    let base = KeyRecordingBackend()
     let view = base.scoped(to: Self.prefix)
     let seen = Locked<[SettingsChange]>([])
     let token = base.observe(key: "com.example.sdk.count") { change in
@@ -293,9 +293,9 @@ private struct CounterSettings: SettingsGroup {
 }
 
 /// A backend outside the library: a locked dictionary that records every key it is asked for.
-final class RecordingBackend: SettingsBackend {
+final class KeyRecordingBackend: SettingsBackend {
   private let state = Locked((values: [String: PropertyListValue](), calls: [String]()))
-  let name = "RecordingBackend"
+  let name = "KeyRecordingBackend"
 
   /// Every call, as `read key`, `write key`, `remove key`, `list`.
   var calls: [String] { state.withLock { $0.calls } }
