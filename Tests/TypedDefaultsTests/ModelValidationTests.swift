@@ -124,7 +124,7 @@ private struct AnotherSDKSettings: SettingsGroup {
     }
   #endif
 
-  @Test func aFileHoldingValuesOfTheWrongTypesForEveryKeyOfANestedModelNeverCrashes() throws {
+  @Test func aWrongTypedValueInAFileReadsAsThePrefixedSettingsDefault() throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
     let writer = try LayeredPlistStore(persistentFile: file)
