@@ -36,6 +36,19 @@ let package = Package(
       path: "Examples/UserDefaultsModelDemo",
       swiftSettings: strictSettings
     ),
+    // A library shipping its own settings (PlayerKit) and an app embedding it (HostAppDemo).
+    .target(
+      name: "PlayerKit",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/PlayerKit",
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "HostAppDemo",
+      dependencies: ["TypedDefaults", "PlayerKit"],
+      path: "Examples/HostAppDemo",
+      swiftSettings: strictSettings
+    ),
     .executableTarget(
       name: "settings",
       dependencies: ["TypedDefaults"],
@@ -56,7 +69,7 @@ let package = Package(
       name: "TypedDefaultsTests",
       dependencies: [
         "TypedDefaults", "SettingsProbe", "LayeredConfigDemo", "UserDefaultsModelDemo",
-        "settings",
+        "settings", "HostAppDemo",
       ],
       // Read through #filePath, so a test can name the file it compares against.
       exclude: ["Fixtures"],

@@ -3,7 +3,8 @@ import Testing
 
 @testable import TypedDefaults
 
-/// The contract of `SettingsBackend`, checked against every backend of the library.
+/// The contract of `SettingsBackend`, checked against every backend of the library and a scoped
+/// view (`scoped(to:)`) of each.
 @Suite struct BackendConformanceTests {
   /// Values covering every property-list kind, with extremes and nesting.
   static let samples: [String: PropertyListValue] = [
@@ -42,7 +43,7 @@ import Testing
     ],
   ]
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func writtenValuesReadBackEqual(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       for (key, value) in Self.samples {
@@ -54,7 +55,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func notANumberReadsBackAsNotANumber(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       try backend.setValue(.real(.nan), forKey: "nan")
@@ -63,14 +64,14 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func missingKeyReadsNil(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       #expect(backend.value(forKey: "never.written") == nil)
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func writingNilRemovesTheKey(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       try backend.setValue("x", forKey: "k")
@@ -83,7 +84,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func removeValueRemovesTheKey(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       try backend.setValue(5, forKey: "k")
@@ -93,7 +94,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func overwritingReplacesTheValueAndItsKind(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       try backend.setValue(1, forKey: "k")
@@ -104,7 +105,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func dictionaryRepresentationListsExactlyTheStoredKeys(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       #expect(backend.dictionaryRepresentation().isEmpty)
@@ -117,7 +118,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func concurrentWritersLoseNothing(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       let writers = 8
@@ -148,7 +149,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func everySettingTypeRoundTripsThroughTheBackend(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       let settings = AllTypesSettings(backend: backend)
@@ -162,7 +163,7 @@ import Testing
 
   // MARK: - Durability: what the next launch reads
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func everyValueReadsTheSameAfterAReloadAsBeforeIt(_ factory: BackendFactory) async throws {
     try await factory.withInstance { instance in
       var written = Self.samples
@@ -187,7 +188,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func negativeZeroKeepsItsSignOnlyWhereTheFormatCan(_ factory: BackendFactory) async throws {
     try await factory.withInstance { instance in
       try instance.backend.setValue(.real(-0.0), forKey: "zero")
@@ -197,7 +198,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func aStringAnXMLFileWouldChangeIsRefusedThere(_ factory: BackendFactory) async throws {
     try await factory.withInstance { instance in
       let value: PropertyListValue = ["\u{FEFF}key": "\u{FEFF}starts with a byte-order mark"]
@@ -215,7 +216,7 @@ import Testing
     }
   }
 
-  @Test(arguments: BackendFactory.all)
+  @Test(arguments: BackendFactory.allWithScopedViews)
   func everySettingTypeRoundTripsAtItsExtremesThroughAReload(
     _ factory: BackendFactory
   )

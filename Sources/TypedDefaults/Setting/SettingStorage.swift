@@ -15,18 +15,24 @@ import Foundation
 /// stored value and reuses the conversion only if it is the same value (the same storage, which
 /// makes the comparison immediate, or equal contents), so the cache can never serve a value some
 /// other writer replaced.
-// @unchecked Sendable: `key`, `propertyName`, `backend`, `cellBackend`, `cell` and
-// `defaultPropertyListValue` are written only by `bind`, which runs while the owning model is
+// @unchecked Sendable: `key`, `propertyName`, `backend`, `target`, `targetKey`, `cellBackend`,
+// `cell` and `defaultPropertyListValue` are written only by `bind`, which runs while the owning model is
 // being initialized, before the model can be shared with another thread; afterwards they are only
 // read. `conversion` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @usableFromInline let defaultValue: Value
   let declaredKey: String?
+  /// Whether the setting was declared with a backend of its own, which a model doesn't replace.
+  let hasOwnBackend: Bool
   // The binding is written once, before the setting can be shared (see the type's comment), so
   // reading it needs no dynamic exclusivity check, which would cost more than the rest of a read.
   @exclusivity(unchecked) @usableFromInline private(set) var key: String
   @exclusivity(unchecked) @usableFromInline private(set) var backend: (any SettingsBackend)?
+  /// Where reads and writes go: `backend`, or the base of a ``ScopedBackend`` view, with
+  /// `targetKey` the key there (the view's prefix applied once, at binding).
+  @exclusivity(unchecked) @usableFromInline private(set) var target: (any SettingsBackend)?
+  @exclusivity(unchecked) @usableFromInline private(set) var targetKey = ""
   @exclusivity(unchecked) @usableFromInline private(set) var cellBackend: (any CellBackend)?
   @exclusivity(unchecked) @usableFromInline private(set) var cell: ValueCell?
   /// `cell`, unretained, for the read path (`cell` keeps it alive): a retain and release of the
@@ -42,7 +48,10 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// For a setting without a cell: the last conversion of a stored array or dictionary, behind
   /// `slowLock`. (A setting with a cell keeps it in the cell.)
   @exclusivity(unchecked) private var conversion: ConvertedValue<Value>?
-  @usableFromInline let slowLock = NSLock()
+  /// The lock of the slow paths, one of a few shared by all settings: a lock of its own would
+  /// cost every setting an allocation, a mutex to set up and one to tear down, about a fifth of
+  /// the cost of creating a setting, for paths that run rarely and briefly.
+  @usableFromInline var slowLock: NSLock { SlowPathLocks.lock(for: self) }
   /// The last wrong-typed stored value reported, behind `slowLock`.
   @exclusivity(unchecked) private var lastReportedMismatch: PropertyListValue?
   /// Whether writes through the setting must report themselves to the backend's observers:
@@ -57,6 +66,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.declaredKey = key
+    self.hasOwnBackend = backend != nil
     self.key = key ?? ""
     self.defaultValue = defaultValue
     self.defaultPropertyListValue = try? defaultValue.propertyListValue()
@@ -66,7 +76,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     }
     observable = makeSettingObservable()
     observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
-    if let backend { attach(backend) }
+    if let backend { attach(BackendBinding(backend)) }
   }
 
   deinit {
@@ -76,18 +86,29 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// Attaches the setting to its model's backend, inferring the key from the property name
   /// unless one was declared. A setting declared with its own backend keeps it.
   func bind(propertyName: String, backend: any SettingsBackend) {
-    self.propertyName = propertyName
-    if declaredKey == nil { key = propertyName }
-    if self.backend == nil { attach(backend) }
+    bind(propertyName: propertyName, key: declaredKey ?? propertyName, to: BackendBinding(backend))
   }
 
-  private func attach(_ backend: any SettingsBackend) {
-    self.backend = backend
-    reportsWrites = !(backend is any PublishesOwnChanges)
-    if let observable { bindSettingObservable(observable, backend: backend, key: key) }
-    if let cellBackend = backend as? any CellBackend {
+  /// Attaches the setting under a key worked out by its model (its key prefixes applied). A
+  /// setting declared with its own backend keeps it, and its declared key.
+  func bind(propertyName: String, key: String, to binding: BackendBinding) {
+    self.propertyName = propertyName
+    guard !hasOwnBackend else { return }
+    self.key = key
+    attach(binding)
+  }
+
+  private func attach(_ binding: BackendBinding) {
+    self.backend = binding.backend
+    self.target = binding.target
+    self.targetKey = binding.targetPrefix.isEmpty ? key : binding.targetPrefix + key
+    reportsWrites = binding.reportsWrites
+    if let observable {
+      bindSettingObservable(observable, backend: binding.target, key: targetKey)
+    }
+    if let cellBackend = binding.cellBackend {
       self.cellBackend = cellBackend
-      self.cell = cellBackend.cell(forKey: key)
+      self.cell = cellBackend.cell(forKey: targetKey)
       self.readCell = self.cell.map { Unmanaged.passUnretained($0) }
     }
   }
@@ -100,11 +121,18 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     unbound()
   }
 
+  /// The backend reads and writes go to (see `target`).
+  @inlinable
+  var boundTarget: any SettingsBackend {
+    if let target { return target }
+    unbound()
+  }
+
   /// What the backend holds for the key, through the key's cell where there is one.
   @inlinable
   var storedValue: PropertyListValue? {
     if let cellBackend, let cell { return cellBackend.value(in: cell) }
-    return boundBackend.value(forKey: key)
+    return boundTarget.value(forKey: targetKey)
   }
 
   /// The setting's value: the stored value read as `Value`, or the default when nothing is stored
@@ -142,7 +170,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       }
       return value
     }
-    guard let stored = boundBackend.value(forKey: key) else { return defaultValue }
+    guard let stored = boundTarget.value(forKey: targetKey) else { return defaultValue }
     switch stored {
     case .array, .dictionary:
       if let cached = cachedConversion(of: stored) { return cached }
@@ -186,18 +214,23 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     } catch {
       throw representationError(error)
     }
-    if let cellBackend, let cell {
-      try cellBackend.setValue(stored, in: cell, forKey: key)
-    } else {
-      try boundBackend.setValue(stored, forKey: key)
-      if reportsWrites { reportWrite() }
+    do {
+      if let cellBackend, let cell {
+        try cellBackend.setValue(stored, in: cell, forKey: targetKey)
+      } else {
+        try boundTarget.setValue(stored, forKey: targetKey)
+        if reportsWrites { reportWrite() }
+      }
+    } catch {
+      // Through a scoped view, the error names the key as the setting knows it.
+      throw error.naming(key, insteadOf: targetKey)
     }
   }
 
   /// Tells the observers of a backend that doesn't publish its own changes about a write.
   @usableFromInline
   func reportWrite() {
-    boundBackend.reportChanges(forKeys: CollectionOfOne(key))
+    boundTarget.reportChanges(forKeys: CollectionOfOne(targetKey))
   }
 
   /// What the setting reads for a stored value: the value as `Value`, or the default when there
@@ -220,7 +253,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   /// Removes the stored value.
   func reset() {
-    boundBackend.removeValue(forKey: key)
+    boundTarget.removeValue(forKey: targetKey)
     if reportsWrites { reportWrite() }
   }
 
@@ -275,5 +308,16 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         + "a SettingsModel subclass, in a SettingsGroup created with init(backend:), or with an "
         + "explicit backend: @Setting(\"key\", default: …, backend: …)"
     )
+  }
+}
+
+/// The locks ``SettingStorage``'s slow paths share: each setting uses the one its address picks.
+/// Never held while taking another lock or calling out.
+enum SlowPathLocks {
+  static let locks = (0..<64).map { _ in NSLock() }
+
+  static func lock(for object: AnyObject) -> NSLock {
+    // Objects are at least 16-byte aligned: the low bits carry no information.
+    locks[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) & 63)]
   }
 }
