@@ -1,0 +1,79 @@
+import Synchronization
+
+/// The backend every setting reads and writes in the current task, in place of its own: the
+/// mechanism behind the test isolation of the `TypedDefaultsTesting` product
+/// (`SettingsTesting.withBackend(_:operation:)`).
+///
+/// The override is a task-local value, so it holds for the task that installed it and every
+/// child task and `Task {}` it starts (they inherit task-local values), and for no other task:
+/// tests running in parallel each see their own. `Task.detached`, a Dispatch queue or a thread
+/// started inside the scope do not inherit it and use the settings' own backends.
+///
+/// Reading a task-local value costs about 30 ns, as much as a whole setting read, so a setting
+/// first checks a process-wide flag, set the first time any override is installed and never
+/// cleared (a task started in a scope may outlive it and must still see the override). A
+/// process that never installs one, every app, pays one relaxed atomic load per read.
+@usableFromInline
+package enum BackendOverride {
+  /// The backend that replaces every setting's own in this task, if any.
+  @usableFromInline @TaskLocal package static var current: (any SettingsBackend)?
+
+  /// Whether an override may be installed in some task: `false` until the first override.
+  @inlinable
+  package static var mayBeActive: Bool {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+      return unsafeDowncast(installedFlag.unsafelyUnwrapped, to: InstalledFlag.self).isSet
+    }
+    // Systems without `Atomic`: always consult the task-local value.
+    return true
+  }
+
+  /// Runs `operation` with `backend` replacing every setting's backend in this task and the
+  /// tasks it starts.
+  package static func withBackend<Result>(
+    _ backend: any SettingsBackend,
+    operation: () throws -> Result
+  ) rethrows -> Result {
+    markInstalled()
+    return try $current.withValue(backend, operation: operation)
+  }
+
+  /// Runs `operation` with `backend` replacing every setting's backend in this task and the
+  /// tasks it starts.
+  package static func withBackend<Result>(
+    _ backend: any SettingsBackend,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+  ) async rethrows -> Result {
+    markInstalled()
+    return try await $current.withValue(backend, operation: operation, isolation: isolation)
+  }
+
+  static func markInstalled() {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+      unsafeDowncast(installedFlag.unsafelyUnwrapped, to: InstalledFlag.self).set()
+    }
+  }
+}
+
+/// The flag behind ``BackendOverride/mayBeActive``, in a class because `Atomic` needs a fixed
+/// address and, on Apple platforms, a system that has it.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@usableFromInline
+final class InstalledFlag: Sendable {
+  @usableFromInline let flag = Atomic<Bool>(false)
+
+  @inlinable
+  var isSet: Bool { flag.load(ordering: .relaxed) }
+
+  func set() { flag.store(true, ordering: .relaxed) }
+}
+
+/// The one ``InstalledFlag`` of the process (`nil` only on systems without `Atomic`).
+@usableFromInline
+let installedFlag: (any AnyObject & Sendable)? = {
+  if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    return InstalledFlag()
+  }
+  return nil
+}()
