@@ -19,10 +19,13 @@ package enum BackendOverride {
   @usableFromInline @TaskLocal package static var current: (any SettingsBackend)?
 
   /// Whether an override may be installed in some task: `false` until the first override.
+  ///
+  /// - Parameter flag: The process's ``InstalledFlag`` (`installedFlag`), which each setting
+  ///   keeps a reference to: loading it from a field costs less than a global's lazy-init check.
   @inlinable
-  package static var mayBeActive: Bool {
+  package static func mayBeActive(_ flag: (any AnyObject & Sendable)?) -> Bool {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-      return unsafeDowncast(installedFlag.unsafelyUnwrapped, to: InstalledFlag.self).isSet
+      return unsafeDowncast(flag.unsafelyUnwrapped, to: InstalledFlag.self).isSet
     }
     // Systems without `Atomic`: always consult the task-local value.
     return true

@@ -57,6 +57,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
   /// release around every read would cost more than the rest of the check.
   @usableFromInline let observablePointer: UnsafeMutableRawPointer?
+  /// The process's flag saying whether a test's backend override was ever installed
+  /// (``BackendOverride``), kept here so that checking it is one load from the storage.
+  @usableFromInline let overrideFlag: (any AnyObject & Sendable)? = installedFlag
 
   convenience init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.init(key: key, fixedDefault: defaultValue, makeDefault: nil, backend: backend)
@@ -137,7 +140,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// any: one relaxed atomic load when no override was ever installed in the process.
   @inlinable
   var overridingBackend: (any SettingsBackend)? {
-    BackendOverride.mayBeActive ? currentOverride() : nil
+    BackendOverride.mayBeActive(overrideFlag) ? currentOverride() : nil
   }
 
   /// The override of this task, for a setting that has a key (an unattached setting declared

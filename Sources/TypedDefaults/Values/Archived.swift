@@ -48,7 +48,11 @@ import Foundation
 /// ## Requirements and costs
 ///
 /// `Object` must be `Sendable` (a `final` class with immutable, `Sendable` properties), since
-/// settings are read from any thread. Every read unarchives the stored data (keep the object if
+/// settings are read from any thread. On Linux it must also be a top-level class (declared at
+/// file scope, not `private`), as must every class its archive holds: Foundation there can name
+/// no other kind, and stops the process when asked to; a write of such an object throws
+/// ``SettingsError/Code/valueNotRepresentable`` instead (nested objects your `encode(with:)`
+/// archives can't be checked beforehand). Every read unarchives the stored data (keep the object if
 /// you read it in a loop). On Linux, swift-corelibs-foundation's unarchiver decodes an `NSArray`
 /// of objects as an empty array (measured with Swift 6.3.1): archive your own class, holding
 /// Swift values, rather than a Foundation collection.
@@ -101,6 +105,9 @@ extension Archived: SettingValue {
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` if the archiver refuses the object
   ///   (a class that doesn't support secure coding).
   public func propertyListValue() throws -> PropertyListValue? {
+    if let problem = ArchivedClassNames.problem(with: [type(of: object)] + Self.allowedClasses) {
+      throw SettingsError(.valueNotRepresentable, reason: problem)
+    }
     do {
       return .data(
         try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: true))
@@ -125,8 +132,9 @@ extension Archived: SettingValue {
   /// The object in `data`, or why there is none.
   private static func unarchive(_ data: Data) -> (object: Object?, problem: String?) {
     let classes = allowedClasses
+    if let problem = ArchivedClassNames.problem(with: classes) { return (nil, problem) }
     if let problem = KeyedArchiveCheck.problem(
-      in: data, allowedClassNames: classes.map(NSStringFromClass))
+      in: data, allowedClassNames: classes.compactMap(ArchivedClassNames.name))
     {
       return (nil, problem)
     }
@@ -151,6 +159,31 @@ extension Archived: SettingValue {
       return (nil, "the archive's root is a \(type(of: decoded)), not a \(Object.self)")
     }
     return (nil, "the archive's root object could not be decoded")
+  }
+}
+
+/// The names keyed archives give classes, without stopping the process.
+enum ArchivedClassNames {
+  /// The name an archive stores for `cls` (`NSStringFromClass`), or `nil` where Foundation can't
+  /// archive it: on Linux, swift-corelibs-foundation names only top-level classes
+  /// (`Module.Class`), and stops the process for a nested or `private` one.
+  static func name(_ cls: AnyClass) -> String? {
+    #if canImport(Darwin)
+      return NSStringFromClass(cls)
+    #else
+      let name = String(reflecting: cls)
+      guard !name.contains("("), name.split(separator: ".").count == 2 else { return nil }
+      return NSStringFromClass(cls)
+    #endif
+  }
+
+  /// Why objects of these classes can't be archived or unarchived here, or `nil`.
+  static func problem(with classes: [AnyClass]) -> String? {
+    for cls in classes where name(cls) == nil {
+      return "\(String(reflecting: cls)) is not a top-level class, and Foundation on Linux can "
+        + "archive only top-level classes (declare it at file scope, not private)"
+    }
+    return nil
   }
 }
 

@@ -18,7 +18,8 @@ extension PropertyListValue {
     switch (lhs, rhs) {
     case (.bool(let a), .bool(let b)): return !a && b
     case (.integer(let a), .integer(let b)): return a < b
-    case (.real(let a), .real(let b)): return a.isTotallyOrdered(belowOrEqualTo: b) && a != b
+    case (.real(let a), .real(let b)):
+      return a.isTotallyOrdered(belowOrEqualTo: b) && !b.isTotallyOrdered(belowOrEqualTo: a)
     case (.string(let a), .string(let b)): return a < b
     case (.date(let a), .date(let b)): return a < b
     case (.data(let a), .data(let b)): return a.lexicographicallyPrecedes(b)
