@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TypedDefaults
 
-/// The ``SettingsBackend`` contract as a test suite you run against your own backend.
+/// The `SettingsBackend` contract as a test suite you run against your own backend.
 ///
 /// Each check gets a fresh backend from `makeBackend` and reports every broken rule through
 /// Swift Testing (`Issue.record`, at the call site), and in the returned report:
@@ -23,12 +23,12 @@ import TypedDefaults
 /// ```
 ///
 /// The checks: every property-list kind at its extremes reads back equal; NaN stays NaN; a
-/// missing key reads `nil`; writing `nil` and ``SettingsBackend/removeValue(forKey:)`` remove the
-/// key; overwriting replaces the value and its kind; ``SettingsBackend/dictionaryRepresentation()``
-/// and ``SettingsBackend/keys`` list exactly the stored keys; eight concurrent writers lose
-/// nothing; ``SettingsBackend/setValues(_:)`` stores every value; a model of every built-in setting
+/// missing key reads `nil`; writing `nil` and `removeValue(forKey:)` remove the
+/// key; overwriting replaces the value and its kind; `dictionaryRepresentation()`
+/// and `keys` list exactly the stored keys; eight concurrent writers lose
+/// nothing; `setValues(_:)` stores every value; a model of every built-in setting
 /// type (sets, UUIDs, ranges and archived objects included) round-trips; a write through a
-/// ``Setting`` reaches an observer of the key exactly once. Given `reload` (what the next launch
+/// `Setting` reaches an observer of the key exactly once. Given `reload` (what the next launch
 /// reads: a new instance on the same file, say), also that every value reads the same after it.
 ///
 /// Thread-safety: `run` may be called from any task; `makeBackend` and `reload` are called from

@@ -1,7 +1,7 @@
 import Foundation
 import TypedDefaults
 
-/// The checks ``BackendConformance`` runs, one rule of the ``SettingsBackend`` contract each.
+/// The checks ``BackendConformance`` runs, one rule of the `SettingsBackend` contract each.
 enum ConformanceChecks {
   typealias Check = BackendConformance.Check
 

@@ -4,7 +4,7 @@ import TypedDefaults
 /// Runs code against a backend of its own, so tests never touch `UserDefaults` or files and
 /// tests running in parallel never see each other's values.
 ///
-/// Inside the scope, every ``Setting`` read, written, reset or observed in this task goes to the
+/// Inside the scope, every `Setting` read, written, reset or observed in this task goes to the
 /// given backend instead of its own: the settings of a model created with any backend, of a
 /// model reached through an app's `static let shared`, and of a struct of settings created with
 /// `init()` and never attached. The scope is task-local: it holds for the tasks the scope starts
@@ -33,13 +33,13 @@ import TypedDefaults
 ///
 /// Cost: the first override installed in a process turns on a check on every setting read and
 /// write in that process (about 30 ns, a task-local lookup); a process that never installs one,
-/// every app, pays one relaxed atomic load per read.
+/// every app, pays one relaxed load of a flag per read.
 public enum SettingsTesting {
   /// Runs `operation` with `backend` replacing every setting's backend in this task and the
   /// tasks it starts.
   ///
   /// - Parameters:
-  ///   - backend: The backend every setting uses in the scope; a new, empty ``InMemoryBackend``
+  ///   - backend: The backend every setting uses in the scope; a new, empty `InMemoryBackend`
   ///     by default.
   ///   - operation: The code to run.
   /// - Returns: What `operation` returns.
@@ -55,7 +55,7 @@ public enum SettingsTesting {
   /// tasks it starts.
   ///
   /// - Parameters:
-  ///   - backend: The backend every setting uses in the scope; a new, empty ``InMemoryBackend``
+  ///   - backend: The backend every setting uses in the scope; a new, empty `InMemoryBackend`
   ///     by default.
   ///   - isolation: The actor `operation` runs on; the caller's, by default.
   ///   - operation: The code to run.
@@ -70,14 +70,14 @@ public enum SettingsTesting {
   }
 
   /// The backend that replaces every setting's own in this task, or `nil` outside
-  /// ``withBackend(_:operation:)`` and the ``Testing/Trait/isolatedSettings`` trait.
+  /// ``withBackend(_:operation:)`` and the `isolatedSettings` trait.
   public static var currentBackend: (any SettingsBackend)? {
     BackendOverride.current
   }
 }
 
 /// A trait that runs each test (each case of a parameterized test) with a fresh
-/// ``InMemoryBackend`` replacing every setting's backend; see ``SettingsTesting``.
+/// `InMemoryBackend` replacing every setting's backend; see ``SettingsTesting``.
 ///
 /// Apply it to a test or a suite: `@Test(.isolatedSettings)`, `@Suite(.isolatedSettings)`.
 /// ``SettingsTesting/currentBackend`` is the test's backend.
@@ -113,7 +113,7 @@ public struct IsolatedSettingsTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == IsolatedSettingsTrait {
-  /// Runs each test case with a fresh ``InMemoryBackend`` replacing every setting's backend, so
+  /// Runs each test case with a fresh `InMemoryBackend` replacing every setting's backend, so
   /// it never touches `UserDefaults` or files and never sees another test's values.
   public static var isolatedSettings: Self { IsolatedSettingsTrait() }
 }

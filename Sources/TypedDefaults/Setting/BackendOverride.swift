@@ -12,7 +12,8 @@ import Synchronization
 /// Reading a task-local value costs about 30 ns, as much as a whole setting read, so a setting
 /// first checks a process-wide flag, set the first time any override is installed and never
 /// cleared (a task started in a scope may outlive it and must still see the override). A
-/// process that never installs one, every app, pays one relaxed atomic load per read.
+/// process that never installs one, every app, pays one relaxed atomic load per read (a plain load
+/// on systems without `Atomic`).
 @usableFromInline
 package enum BackendOverride {
   /// The backend that replaces every setting's own in this task, if any.
@@ -27,8 +28,7 @@ package enum BackendOverride {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
       return unsafeDowncast(flag.unsafelyUnwrapped, to: InstalledFlag.self).isSet
     }
-    // Systems without `Atomic`: always consult the task-local value.
-    return true
+    return legacyInstalledFlag
   }
 
   /// Runs `operation` with `backend` replacing every setting's backend in this task and the
@@ -55,6 +55,8 @@ package enum BackendOverride {
   static func markInstalled() {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
       unsafeDowncast(installedFlag.unsafelyUnwrapped, to: InstalledFlag.self).set()
+    } else {
+      legacyInstalledFlag = true
     }
   }
 }
@@ -80,3 +82,12 @@ let installedFlag: (any AnyObject & Sendable)? = {
   }
   return nil
 }()
+
+/// The flag on systems without `Atomic` (macOS 13 and 14, iOS 16 and 17 and their
+/// contemporaries): a plain Boolean.
+// nonisolated(unsafe): written once, from false to true, by the task installing the first
+// override, before it sets the task-local value; that task, and every child task (created after
+// the store, which orders it after the store), reads true. A reader on another thread that still
+// sees false runs in a task with no override, for which false is the right answer. Used only where
+// `Atomic` is unavailable; the sanitizer runs on Linux, which uses the atomic flag.
+@usableFromInline nonisolated(unsafe) var legacyInstalledFlag = false

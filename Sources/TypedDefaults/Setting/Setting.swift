@@ -150,7 +150,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   public var defaultValue: Value { storage.defaultValue }
 
   /// Whether the default is computed on each read that falls back to it, rather than fixed when
-  /// the setting is declared. See ``init(_:default:)-(_,()->Value)``.
+  /// the setting is declared (`@Setting("key", default: { … })`).
   public var hasComputedDefault: Bool { storage.hasComputedDefault }
 
   /// The backend the setting reads and writes.
