@@ -3,7 +3,7 @@ import Foundation
 /// The command line, parsed by hand, once.
 struct LaunchOptions: Sendable {
   static let usage = """
-    usage: UserDefaultsModelDemo [--suite NAME] [--reset] [--help]
+    usage: UserDefaultsModelDemo [--suite NAME] [--reset] [--watch [--timeout SECONDS]] [--help]
 
     A video player's settings as a typed SettingsModel singleton over a UserDefaults suite.
     Run it twice: the first run shows the defaults and changes some settings; later runs read
@@ -11,6 +11,10 @@ struct LaunchOptions: Sendable {
 
       --suite NAME  the UserDefaults suite to use (default: com.example.videoplayer)
       --reset       remove every setting from the suite (resetAll()) and exit
+      --watch       run as a player that reacts to other processes' changes: it plays while
+                    allowsCellularPlayback is on and stops, and exits, when another process
+                    (`settings write NAME allowsCellularPlayback -bool false`) turns it off
+      --timeout S   with --watch: give up, with exit status 1, after S seconds (default 600)
       --help        show this help
     """
 
@@ -19,6 +23,9 @@ struct LaunchOptions: Sendable {
 
   var suiteName = "com.example.videoplayer"
   var reset = false
+  var watch = false
+  /// How long `--watch` waits for the switch, in seconds.
+  var timeout = 600.0
   var help = false
   /// What was wrong with the command line, if anything.
   var error: String?
@@ -34,6 +41,13 @@ struct LaunchOptions: Sendable {
         }
         suiteName = name
       case "--reset": reset = true
+      case "--watch": watch = true
+      case "--timeout":
+        guard let text = remaining.popFirst(), let seconds = Double(text), seconds > 0 else {
+          error = "--timeout needs a positive number of seconds; see --help"
+          return
+        }
+        timeout = seconds
       case "--help", "-h": help = true
       default:
         error = "unknown argument '\(argument)'; see --help"

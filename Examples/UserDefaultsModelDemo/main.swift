@@ -30,6 +30,10 @@ if options.reset {
   exit(0)
 }
 
+if options.watch {
+  exit(Player.run(settings, timeout: options.timeout))
+}
+
 func printAll(_ title: String) {
   print(title)
   for setting in settings.allSettings { print("  \(setting)") }

@@ -82,4 +82,42 @@ import Testing
     #expect(second.standardOutput.contains("  name: String = Ada\n"))
     #expect(second.standardOutput.contains("  launchCount: Int = 1\n"))
   }
+
+  @Test func userDefaultsModelDemoPlayerStopsWhenAnotherProcessTurnsCellularPlaybackOff() throws {
+    let config = try TemporaryDirectory()
+    let environment = ProcessInfo.processInfo.environment.merging(
+      ["XDG_CONFIG_HOME": config.url.path]) { $1 }
+    let suite = "TypedDefaultsTests.player"
+    let on = try runProduct(
+      "settings", ["write", suite, "allowsCellularPlayback", "-bool", "true"],
+      environment: ["XDG_CONFIG_HOME": config.url.path])
+    #expect(on.status == 0, "\(on.standardError)")
+
+    let player = Process()
+    player.executableURL = TestPaths.productsDirectory.appendingPathComponent(
+      "UserDefaultsModelDemo")
+    player.arguments = ["--suite", suite, "--watch", "--timeout", "60"]
+    player.environment = environment
+    let output = Pipe()
+    player.standardOutput = output
+    try player.run()
+    // Wait (bounded by the player's own timeout) until it plays, then change the switch.
+    let reader = output.fileHandleForReading
+    var printed = ""
+    while !printed.contains("Player: playing over cellular") {
+      let chunk = reader.availableData
+      if chunk.isEmpty { break }
+      printed += String(decoding: chunk, as: UTF8.self)
+    }
+    let off = try runProduct(
+      "settings", ["write", suite, "allowsCellularPlayback", "-bool", "false"],
+      environment: ["XDG_CONFIG_HOME": config.url.path])
+    #expect(off.status == 0, "\(off.standardError)")
+    printed += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+    player.waitUntilExit()
+    #expect(player.terminationStatus == 0, "\(printed)")
+    #expect(
+      printed.contains(
+        "Player: allowsCellularPlayback turned off by another process: playback stopped.\n"))
+  }
 }

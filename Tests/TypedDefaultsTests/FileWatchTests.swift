@@ -3,6 +3,10 @@ import Testing
 
 @testable import TypedDefaults
 
+#if canImport(Observation)
+  import Observation
+#endif
+
 /// Changes from outside the process (issue #11): `FileWatcher`, and a `LayeredPlistStore` with
 /// `Options.watchesFiles` taking in what other processes save.
 @Suite struct FileWatchTests {
@@ -52,6 +56,27 @@ import Testing
     #expect(values == values.sorted())
     #expect(store.saveCount == 0)
   }
+
+  #if canImport(Observation)
+    @Test func trackingASettingCallsOnChangeOnceWhenAnotherProcessSavesIt() async throws {
+      let directory = try TemporaryDirectory()
+      let file = directory.file("data.plist")
+      let store = try watchingStore(file)
+      let settings = ObservedSettings(backend: store)
+      let calls = Received<Int>()
+      let seen = withObservationTracking {
+        settings.volume
+      } onChange: {
+        calls.append(settings.volume)
+      }
+      #expect(seen == 1)
+      try probe(["layered", file.path, "save-each", "volume", "int:5", "int:6"])
+      _ = await eventually("the store sees volume = 6") { store.value(forKey: "volume") == 6 }
+      // Called once (tracking ends at its first change), after the new value is stored.
+      #expect(calls.count == 1)
+      #expect([5, 6].contains(calls.last ?? 0))
+    }
+  #endif
 
   @Test func aStoreNotWatchingSeesNothingUntilReload() throws {
     let directory = try TemporaryDirectory()
@@ -293,4 +318,75 @@ import Testing
     #expect(store.isWatching)
     store.stopWatching()
   }
+
+  // MARK: - UserDefaultsBackend on Linux
+
+  #if !canImport(Darwin)
+    @Test func aWatchingUserDefaultsBackendSeesAnotherProcessesSavesAsTheyHappen() async throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      backend.startWatching()
+      defer { backend.stopWatching() }
+      #expect(backend.isWatching)
+      let received = Received<SettingsChange>()
+      let token = backend.observeAllKeys { received.append($0) }
+      defer { token.cancel() }
+
+      // Another process's backend saves w.0, w.1, w.2, one save each.
+      try probe(["userdefaults", suite.name, "ud-write-keys", "w", "3"])
+      _ = await eventually("the backend sees w.2 = 2") {
+        backend.value(forKey: "w.2") == 2 && received.all.contains { $0.key == "w.2" }
+      }
+      #expect(backend.value(forKey: "w.0") == 0)
+      #expect(Set(received.all.map(\.key)) == ["w.0", "w.1", "w.2"])
+      // One event per key: each key changed once.
+      #expect(received.all.count == 3)
+      #expect(!backend.hasUnsavedChanges)
+    }
+
+    @Test func aWatchingUserDefaultsBackendSeesAPlainUserDefaultsProgramsSynchronize() async throws
+    {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      backend.startWatching()
+      defer { backend.stopWatching() }
+      let received = Received<SettingsChange>()
+      let token = backend.observe(key: "com.example.flag") { received.append($0) }
+      defer { token.cancel() }
+
+      // corelibs rewrites the file in place at synchronize(): seen as well as an atomic save.
+      try probe(["raw", suite.name, "raw-set", "com.example.flag", "bool:true"])
+      _ = await eventually("the observer gets com.example.flag = true") {
+        received.last?.newValue == true
+      }
+      #expect(received.all == [SettingsChange(key: "com.example.flag", newValue: true)])
+    }
+
+    @Test func aUserDefaultsBackendNotWatchingSeesAnotherProcessesSavesOnlyAtReload() throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      #expect(!backend.isWatching)
+      let received = Received<SettingsChange>()
+      let token = backend.observe(key: "w.0") { received.append($0) }
+      defer { token.cancel() }
+      try probe(["userdefaults", suite.name, "ud-write-keys", "w", "1"])
+      #expect(backend.value(forKey: "w.0") == nil)
+      #expect(received.all.isEmpty)
+      try backend.reload()
+      #expect(received.all == [SettingsChange(key: "w.0", newValue: 0)])
+    }
+
+    @Test func stopWatchingAUserDefaultsBackendStopsItsWatch() throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      backend.startWatching()
+      let watcher = try #require(backend.watch.withLock { $0 })
+      #expect(watcher.isArmed)
+      backend.startWatching()
+      #expect(backend.watch.withLock { $0 } === watcher)
+      backend.stopWatching()
+      #expect(!backend.isWatching)
+      #expect(!watcher.isArmed && !watcher.isRetrying)
+    }
+  #endif
 }

@@ -47,6 +47,8 @@ enum ChildProcesses {
       precondition(defaults.synchronize())
       print(DispatchTime.now().uptimeNanoseconds - start)
       removeSuite(UserDefaultsBackend(defaults, suiteName: argument))
+    case CrossProcessLatency.task:
+      try CrossProcessLatency.runChild(path: argument)
     default:
       fatalError("unknown child task \(task)")
     }

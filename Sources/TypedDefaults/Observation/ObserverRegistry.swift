@@ -138,6 +138,16 @@ final class ObserverRegistry: Sendable {
     }
   }
 
+  /// The keys some observer of single keys watches.
+  var observedKeys: Set<String> {
+    state.withLock { Set($0.byKey.keys) }
+  }
+
+  /// Whether some observer watches every key.
+  var hasObserversOfAllKeys: Bool {
+    state.withLock { !$0.allKeys.isEmpty }
+  }
+
   /// Registers an observer of its keys (or of every key) of `backend`.
   ///
   /// Under the registry's lock, the keys are first flagged as observed (so every write that

@@ -283,6 +283,15 @@
       return pushes.0
     }
 
+    /// Re-reads the file if another process changed it, without looking for raw `UserDefaults`
+    /// writes (a file watch's event).
+    func reloadFile() throws(SettingsError) {
+      saveLock.lock()
+      defer { saveLock.unlock() }
+      let changed = try reloadLocked()
+      if !changed.isEmpty { changesTakenIn(changed) }
+    }
+
     func reload() throws(SettingsError) {
       saveLock.lock()
       defer { saveLock.unlock() }

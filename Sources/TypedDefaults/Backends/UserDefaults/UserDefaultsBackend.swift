@@ -87,6 +87,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   private let domainName: String
 
+  /// The watch ``startWatching()`` set up, if any.
+  #if canImport(Darwin)
+    let watch = Locked<NotificationToken?>(nil)
+  #else
+    let watch = Locked<FileWatcher?>(nil)
+  #endif
+
   #if !canImport(Darwin)
     /// The suite's values and file.
     let suite: SuiteFile
@@ -169,8 +176,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 
-  #if !canImport(Darwin)
+  #if canImport(Darwin)
     deinit {
+      stopWatching()
+    }
+  #else
+    deinit {
+      stopWatching()
       ExitHandlers.unregister(self)
       if suite.hasUnsavedChanges { suite.flushReportingFailure(takingInUserDefaults: true) }
     }
