@@ -23,7 +23,7 @@ import TypedDefaults
 ///   }
 /// }
 ///
-/// @Test(.isolatedSettings) func anotherTest() { … }  // the same, as a trait
+/// @Test(.isolatedSettings) func anotherTest() { … }  // the same, as a trait (Swift 6.1+)
 /// ```
 ///
 /// What the override does not change: calls made directly on a backend (`model.backend`,
@@ -76,44 +76,47 @@ public enum SettingsTesting {
   }
 }
 
-/// A trait that runs each test (each case of a parameterized test) with a fresh
-/// `InMemoryBackend` replacing every setting's backend; see ``SettingsTesting``.
-///
-/// Apply it to a test or a suite: `@Test(.isolatedSettings)`, `@Suite(.isolatedSettings)`.
-/// ``SettingsTesting/currentBackend`` is the test's backend.
-public struct IsolatedSettingsTrait: TestTrait, SuiteTrait, TestScoping {
-  /// `true`: applied to a suite, the trait applies to every test in it.
-  public var isRecursive: Bool { true }
-
-  /// Returns the trait for a test case and `nil` for a suite, so each test case gets a backend
-  /// of its own.
+#if compiler(>=6.1)  // Swift Testing's TestScoping arrived with Swift 6.1.
+  /// A trait that runs each test (each case of a parameterized test) with a fresh
+  /// `InMemoryBackend` replacing every setting's backend; see ``SettingsTesting``.
   ///
-  /// - Parameters:
-  ///   - test: The test or suite.
-  ///   - testCase: The test case, or `nil` for a suite.
-  /// - Returns: `self` for a test case, otherwise `nil`.
-  public func scopeProvider(for test: Test, testCase: Test.Case?) -> IsolatedSettingsTrait? {
-    testCase == nil ? nil : self
-  }
+  /// Apply it to a test or a suite: `@Test(.isolatedSettings)`, `@Suite(.isolatedSettings)`.
+  /// ``SettingsTesting/currentBackend`` is the test's backend.
+  public struct IsolatedSettingsTrait: TestTrait, SuiteTrait, TestScoping {
+    /// `true`: applied to a suite, the trait applies to every test in it.
+    public var isRecursive: Bool { true }
 
-  /// Runs the test case with a fresh in-memory backend replacing every setting's backend.
-  ///
-  /// - Parameters:
-  ///   - test: The test.
-  ///   - testCase: The test case.
-  ///   - function: The test case's body.
-  /// - Throws: What the test throws.
-  public func provideScope(
-    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-  ) async throws {
-    try await SettingsTesting.withBackend(InMemoryBackend(name: "InMemoryBackend (\(test.name))")) {
-      try await function()
+    /// Returns the trait for a test case and `nil` for a suite, so each test case gets a backend
+    /// of its own.
+    ///
+    /// - Parameters:
+    ///   - test: The test or suite.
+    ///   - testCase: The test case, or `nil` for a suite.
+    /// - Returns: `self` for a test case, otherwise `nil`.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> IsolatedSettingsTrait? {
+      testCase == nil ? nil : self
+    }
+
+    /// Runs the test case with a fresh in-memory backend replacing every setting's backend.
+    ///
+    /// - Parameters:
+    ///   - test: The test.
+    ///   - testCase: The test case.
+    ///   - function: The test case's body.
+    /// - Throws: What the test throws.
+    public func provideScope(
+      for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+      try await SettingsTesting.withBackend(InMemoryBackend(name: "InMemoryBackend (\(test.name))"))
+      {
+        try await function()
+      }
     }
   }
-}
 
-extension Trait where Self == IsolatedSettingsTrait {
-  /// Runs each test case with a fresh `InMemoryBackend` replacing every setting's backend, so
-  /// it never touches `UserDefaults` or files and never sees another test's values.
-  public static var isolatedSettings: Self { IsolatedSettingsTrait() }
-}
+  extension Trait where Self == IsolatedSettingsTrait {
+    /// Runs each test case with a fresh `InMemoryBackend` replacing every setting's backend, so
+    /// it never touches `UserDefaults` or files and never sees another test's values.
+    public static var isolatedSettings: Self { IsolatedSettingsTrait() }
+  }
+#endif
