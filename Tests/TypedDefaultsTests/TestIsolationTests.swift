@@ -56,6 +56,14 @@ private final class Observed: Sendable {
     #expect(defaults.object(forKey: "name") == nil)
     #expect(defaults.object(forKey: "launches") == nil)
     #expect(IsolatedAppSettings.shared.name == "Guest")
+    #if !canImport(Darwin)
+      // Where corelibs would keep the suite's file: nothing was written there, or beside it.
+      let folder =
+        ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? NSHomeDirectory() + "/.config"
+      let file = folder + "/" + IsolatedAppSettings.suiteName + ".plist"
+      #expect(!FileManager.default.fileExists(atPath: file))
+      #expect(!FileManager.default.fileExists(atPath: file + ".lock"))
+    #endif
   }
 
   @Test func aGroupCreatedWithoutABackendWorksInsideTheScope() {
@@ -99,7 +107,9 @@ private final class Observed: Sendable {
     let real = SharedMemorySettings.backend
     #expect(SharedMemorySettings.shared.count == 1)
     #expect(SharedMemorySettings.shared.tags == ["real"])
-    SettingsTesting.withBackend(InMemoryBackend(["tags": ["test"]])) {
+    let test = InMemoryBackend(["tags": ["test"]])
+    SettingsTesting.withBackend(test) {
+      #expect(SharedMemorySettings.shared.$count.backend === test)
       #expect(SharedMemorySettings.shared.count == 0)
       #expect(SharedMemorySettings.shared.tags == ["test"])
       #expect(SharedMemorySettings.shared.$count.storedValue == nil)
