@@ -149,6 +149,10 @@ enum ConformanceChecks {
     context.expect(
       EveryTypeSettings(backend: context.backend).values == .extremes,
       "a second model on the same backend did not read what the first wrote")
+    settings.assign(.edges)
+    context.expect(
+      settings.values == .edges,
+      "a model of every setting type did not read back empty and minimal values")
     settings.resetAll()
     context.expect(
       settings.values == .defaults, "after resetAll(), the model does not read its defaults")

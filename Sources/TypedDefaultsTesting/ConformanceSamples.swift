@@ -112,6 +112,15 @@ struct EveryTypeSettings: SettingsGroup {
 
     static let defaults = EveryTypeSettings().declaredDefaults
 
+    /// The other edge of each type: empty containers, the nil UUID, an empty range.
+    static let edges = Values(
+      bool: false, int: .max, uint64: 0, double: .leastNonzeroMagnitude, string: "",
+      date: Date(timeIntervalSince1970: -1_000_000_000), data: Data(), optional: nil, array: [],
+      dictionary: [:], set: [],
+      uuid: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+      closedRange: -1...(-1), range: 5..<5, archived: Archived(ArchivedSample(name: "", count: 0))
+    )
+
     static let extremes = Values(
       bool: true, int: .min, uint64: .max, double: -.greatestFiniteMagnitude,
       string: "Mässig 🎬", date: Date(timeIntervalSinceReferenceDate: 786_000_000),
