@@ -14,12 +14,21 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
+    // For a user's test target: the backend conformance suite and test isolation.
+    .library(name: "TypedDefaultsTesting", targets: ["TypedDefaultsTesting"]),
     // `settings`: a `defaults`-style command-line tool for the stores the library manages.
     .executable(name: "settings", targets: ["settings"]),
   ],
   targets: [
     .target(
       name: "TypedDefaults",
+      swiftSettings: strictSettings
+    ),
+
+    // Imports Swift Testing, which ships with the toolchain: link it into test targets only.
+    .target(
+      name: "TypedDefaultsTesting",
+      dependencies: ["TypedDefaults"],
       swiftSettings: strictSettings
     ),
 
@@ -68,8 +77,8 @@ let package = Package(
     .testTarget(
       name: "TypedDefaultsTests",
       dependencies: [
-        "TypedDefaults", "SettingsProbe", "LayeredConfigDemo", "UserDefaultsModelDemo",
-        "settings", "HostAppDemo",
+        "TypedDefaults", "TypedDefaultsTesting", "SettingsProbe", "LayeredConfigDemo",
+        "UserDefaultsModelDemo", "settings", "HostAppDemo",
       ],
       // Read through #filePath, so a test can name the file it compares against.
       exclude: ["Fixtures"],

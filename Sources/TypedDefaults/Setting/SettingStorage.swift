@@ -21,8 +21,11 @@ import Foundation
 // read. `conversion` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
-  @usableFromInline let defaultValue: Value
-  let declaredKey: String?
+  /// The declared default; `nil` only for a default computed at read time (`makeDefault`).
+  @usableFromInline let fixedDefault: Value?
+  /// A default computed on each read that falls back to it (`@Setting(default: { … })`).
+  @usableFromInline let makeDefault: (@Sendable () -> Value)?
+  @usableFromInline let declaredKey: String?
   /// Whether the setting was declared with a backend of its own, which a model doesn't replace.
   let hasOwnBackend: Bool
   // The binding is written once, before the setting can be shared (see the type's comment), so
@@ -63,13 +66,33 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
   /// release around every read would cost more than the rest of the check.
   @usableFromInline let observablePointer: UnsafeMutableRawPointer?
+  /// The process's flag saying whether a test's backend override was ever installed
+  /// (``BackendOverride``), kept here so that checking it is one load from the storage.
+  @usableFromInline let overrideFlag: (any AnyObject & Sendable)? = installedFlag
 
-  init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
+  convenience init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
+    self.init(key: key, fixedDefault: defaultValue, makeDefault: nil, backend: backend)
+  }
+
+  /// A setting whose default is computed on each read that falls back to it. It has no fixed
+  /// default to register or describe: `defaultPropertyListValue` is `nil`.
+  convenience init(
+    key: String?, makeDefault: @escaping @Sendable () -> Value, backend: (any SettingsBackend)?
+  ) {
+    self.init(key: key, fixedDefault: nil, makeDefault: makeDefault, backend: backend)
+  }
+
+  private init(
+    key: String?, fixedDefault: Value?, makeDefault: (@Sendable () -> Value)?,
+    backend: (any SettingsBackend)?
+  ) {
     self.declaredKey = key
     self.hasOwnBackend = backend != nil
     self.key = key ?? ""
-    self.defaultValue = defaultValue
-    self.defaultPropertyListValue = try? defaultValue.propertyListValue()
+    self.targetKey = key ?? ""
+    self.fixedDefault = fixedDefault
+    self.makeDefault = makeDefault
+    self.defaultPropertyListValue = try? fixedDefault?.propertyListValue()
     switch defaultPropertyListValue {
     case .array?, .dictionary?: storesContainers = true
     default: storesContainers = false
@@ -82,6 +105,17 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   deinit {
     if let observable { invalidateSettingObservable(observable) }
   }
+
+  /// The value the setting shows while nothing readable is stored: the declared default, or the
+  /// computed one, evaluated now.
+  @inlinable
+  var defaultValue: Value {
+    if let makeDefault { return makeDefault() }
+    return fixedDefault.unsafelyUnwrapped
+  }
+
+  /// Whether the default is computed on each read (`@Setting(default: { … })`).
+  var hasComputedDefault: Bool { makeDefault != nil }
 
   /// Attaches the setting to its model's backend, inferring the key from the property name
   /// unless one was declared. A setting declared with its own backend keeps it.
@@ -115,8 +149,11 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   // MARK: - Reading and writing
 
+  /// The backend reads and writes go to: a test's override (``BackendOverride``) if one is
+  /// installed for this task, otherwise the setting's own.
   @inlinable
   var boundBackend: any SettingsBackend {
+    if let override = overridingBackend { return override }
     if let backend { return backend }
     unbound()
   }
@@ -128,9 +165,28 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     unbound()
   }
 
+  /// The test's backend that replaces this setting's own in this task (``BackendOverride``), if
+  /// any: one relaxed atomic load when no override was ever installed in the process. It takes
+  /// the place of the base backend: keys are the full keys (`targetKey`), prefixes included.
+  @inlinable
+  var overridingBackend: (any SettingsBackend)? {
+    BackendOverride.mayBeActive(overrideFlag) ? currentOverride() : nil
+  }
+
+  /// The override of this task, for a setting that has a key (an unattached setting declared
+  /// without one has none to read).
+  @usableFromInline
+  func currentOverride() -> (any SettingsBackend)? {
+    guard let override = BackendOverride.current, backend != nil || declaredKey != nil else {
+      return nil
+    }
+    return override
+  }
+
   /// What the backend holds for the key, through the key's cell where there is one.
   @inlinable
   var storedValue: PropertyListValue? {
+    if let override = overridingBackend { return override.value(forKey: targetKey) }
     if let cellBackend, let cell { return cellBackend.value(in: cell) }
     return boundTarget.value(forKey: targetKey)
   }
@@ -139,6 +195,8 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   func read() -> Value {
+    // A test's override bypasses the cells, which belong to the setting's own backend.
+    if let override = overridingBackend { return read(from: override) }
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
     if !storesContainers, let cellBackend, let readCell {
@@ -170,7 +228,15 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       }
       return value
     }
-    guard let stored = boundTarget.value(forKey: targetKey) else { return defaultValue }
+    return read(from: boundTarget)
+  }
+
+  /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a
+  /// backend outside the library, or a test's override. A converted array or dictionary is
+  /// cached with its source.
+  @usableFromInline
+  func read(from backend: any SettingsBackend) -> Value {
+    guard let stored = backend.value(forKey: targetKey) else { return defaultValue }
     switch stored {
     case .array, .dictionary:
       if let cached = cachedConversion(of: stored) { return cached }
@@ -215,7 +281,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       throw representationError(error)
     }
     do {
-      if let cellBackend, let cell {
+      if let override = overridingBackend {
+        try write(stored, to: override)
+      } else if let cellBackend, let cell {
         try cellBackend.setValue(stored, in: cell, forKey: targetKey)
       } else {
         try boundTarget.setValue(stored, forKey: targetKey)
@@ -224,6 +292,16 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     } catch {
       // Through a scoped view, the error names the key as the setting knows it.
       throw error.naming(key, insteadOf: targetKey)
+    }
+  }
+
+  /// Stores a value in a test's backend by key (no cell: cells belong to the setting's own
+  /// backend), reporting it to the observers of a backend that doesn't publish its own changes.
+  @usableFromInline
+  func write(_ stored: PropertyListValue?, to backend: any SettingsBackend) throws(SettingsError) {
+    try backend.setValue(stored, forKey: targetKey)
+    if !(backend is any PublishesOwnChanges) {
+      backend.reportChanges(forKeys: CollectionOfOne(targetKey))
     }
   }
 
@@ -253,6 +331,13 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   /// Removes the stored value.
   func reset() {
+    if let override = overridingBackend {
+      override.removeValue(forKey: targetKey)
+      if !(override is any PublishesOwnChanges) {
+        override.reportChanges(forKeys: CollectionOfOne(targetKey))
+      }
+      return
+    }
     boundTarget.removeValue(forKey: targetKey)
     if reportsWrites { reportWrite() }
   }
