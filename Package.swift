@@ -14,12 +14,21 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
+    // For a user's test target: the backend conformance suite and test isolation.
+    .library(name: "TypedDefaultsTesting", targets: ["TypedDefaultsTesting"]),
     // `settings`: a `defaults`-style command-line tool for the stores the library manages.
     .executable(name: "settings", targets: ["settings"]),
   ],
   targets: [
     .target(
       name: "TypedDefaults",
+      swiftSettings: strictSettings
+    ),
+
+    // Imports Swift Testing, which ships with the toolchain: link it into test targets only.
+    .target(
+      name: "TypedDefaultsTesting",
+      dependencies: ["TypedDefaults"],
       swiftSettings: strictSettings
     ),
 
@@ -34,6 +43,19 @@ let package = Package(
       name: "UserDefaultsModelDemo",
       dependencies: ["TypedDefaults"],
       path: "Examples/UserDefaultsModelDemo",
+      swiftSettings: strictSettings
+    ),
+    // A library shipping its own settings (PlayerKit) and an app embedding it (HostAppDemo).
+    .target(
+      name: "PlayerKit",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/PlayerKit",
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "HostAppDemo",
+      dependencies: ["TypedDefaults", "PlayerKit"],
+      path: "Examples/HostAppDemo",
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -55,8 +77,8 @@ let package = Package(
     .testTarget(
       name: "TypedDefaultsTests",
       dependencies: [
-        "TypedDefaults", "SettingsProbe", "LayeredConfigDemo", "UserDefaultsModelDemo",
-        "settings",
+        "TypedDefaults", "TypedDefaultsTesting", "SettingsProbe", "LayeredConfigDemo",
+        "UserDefaultsModelDemo", "settings", "HostAppDemo",
       ],
       // Read through #filePath, so a test can name the file it compares against.
       exclude: ["Fixtures"],

@@ -66,6 +66,30 @@ import Testing
     #expect(run.standardError == "LayeredConfigDemo: no such file: /nonexistent/Info.plist\n")
   }
 
+  @Test func hostAppDemoListsBothModelsAndResettingOneLeavesTheOther() throws {
+    let run = try runProduct("HostAppDemo", [])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(run.standardError == "")
+    let output = run.standardOutput
+    #expect(
+      output.contains(
+        "  volume                   volume                                         Double = 0.5  (default)\n"
+      ))
+    #expect(
+      output.contains(
+        "  playback.quality         com.example.playerkit.playback.quality         Quality = high\n"
+      ))
+    #expect(output.contains("  playerKit.volume = 1.0 (key com.example.playerkit.volume)\n"))
+    #expect(
+      output.contains(
+        "After playerKit.resetAll(): the app's keys are untouched\n  theme = dark\n"
+          + "  userName = Ann\n  volume = 0.3\n\n"))
+    #expect(
+      output.hasSuffix(
+        "After app.resetAll(): PlayerKit's keys are untouched\n  com.example.playerkit.volume = 0.9\n\n"
+      ))
+  }
+
   @Test func userDefaultsModelDemoReadsBackOnItsSecondRunWhatTheFirstChanged() throws {
     let config = try TemporaryDirectory()
     let environment = ["XDG_CONFIG_HOME": config.url.path]

@@ -127,11 +127,30 @@ import Testing
         """)
   }
 
-  @Test func watchOfASuiteIsNotSupported() throws {
-    let run = try runProduct("settings", ["watch", "com.example.watch"], environment: environment)
-    #expect(run.status == 64)
-    #expect(run.standardOutput == "")
-    #expect(
-      run.standardError.hasPrefix("settings: watch: com.example.watch is a UserDefaults suite"))
-  }
+  #if !canImport(Darwin)
+    @Test func watchOfASuitePrintsWhatAnotherProcessSavesAndStopsOnSIGTERM() async throws {
+      try settings(["write", "com.example.watch", "volume", "-int", "1"])
+      let watcher = try Watcher(["com.example.watch", "volume"], environment: environment)
+      await watcher.waitForLines(1)
+      // The library's atomic save (`settings write`) and a plain UserDefaults program's in-place
+      // rewrite at synchronize() are both seen.
+      try settings(["write", "com.example.watch", "volume", "-int", "3"])
+      await watcher.waitForLines(2)
+      let raw = try runProduct(
+        "SettingsProbe", ["raw", "com.example.watch", "raw-set", "volume", "int:4"],
+        environment: environment)
+      #expect(raw.status == 0, "\(raw.standardError)")
+      await watcher.waitForLines(3)
+      let stopped = await watcher.stop(with: SIGTERM)
+      #expect(stopped.exited && stopped.status == 0)
+      #expect(
+        watcher.standardOutput == """
+          watching com.example.watch (stop with Ctrl-C)
+          volume: 1 -> 3
+          volume: 3 -> 4
+
+          """)
+      #expect(watcher.standardError == "")
+    }
+  #endif
 }

@@ -295,18 +295,6 @@ struct Figures {
       baseline: nil, target: 2, unit: "file writes")
   }
 
-  func firstDiscovery() -> Figure {
-    let backend = InMemoryBackend()
-    let nanoseconds = nanosecondsPerOperation(
-      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
-    ) { iterations in
-      for _ in 0..<iterations { consume(HundredSettings(backend: backend)) }
-    }
-    return Figure(
-      name: "creating a 100-setting model: discovery and binding by Mirror (µs)",
-      ours: nanoseconds / 1000, baseline: nil, target: nil, unit: "µs")
-  }
-
   func discovery() -> Figure {
     let model = HundredSettings(backend: InMemoryBackend())
     precondition(model.allSettings.count == 100)

@@ -1,7 +1,11 @@
 import TypedDefaults
 
-/// A model with 100 settings of mixed types, for the discovery figure.
-final class HundredSettings: SettingsModel, @unchecked Sendable {
+/// The 100-setting model of the discovery figures.
+typealias HundredSettings = HundredSettingsOf<Never>
+
+/// A model with 100 settings of mixed types, for the discovery figures; each `Tag` makes a type
+/// of its own, so that the first instance of a type can be measured more than once per run.
+final class HundredSettingsOf<Tag>: SettingsModel, @unchecked Sendable {
   // @unchecked Sendable: every stored property is a @Setting (see SettingsModel).
   @Setting var setting000: Int = 0
   @Setting var setting001: Double = 0.5
@@ -103,4 +107,32 @@ final class HundredSettings: SettingsModel, @unchecked Sendable {
   @Setting var setting097: String = ""
   @Setting var setting098: Bool = false
   @Setting var setting099: [String] = []
+}
+
+/// Ten settings of mixed types: a nested group of ``HundredSettingsGroup``.
+struct TenSettings: SettingsGroup {
+  @Setting var setting0: Int = 0
+  @Setting var setting1: Double = 0.5
+  @Setting var setting2: String = ""
+  @Setting var setting3: Bool = false
+  @Setting var setting4: [String] = []
+  @Setting var setting5: Int = 0
+  @Setting var setting6: Double = 0.5
+  @Setting var setting7: String = ""
+  @Setting var setting8: Bool = false
+  @Setting var setting9: [String] = []
+}
+
+/// A struct of 100 settings in ten nested groups, for the struct-group figures.
+struct HundredSettingsGroup: SettingsGroup {
+  var group0 = TenSettings()
+  var group1 = TenSettings()
+  var group2 = TenSettings()
+  var group3 = TenSettings()
+  var group4 = TenSettings()
+  var group5 = TenSettings()
+  var group6 = TenSettings()
+  var group7 = TenSettings()
+  var group8 = TenSettings()
+  var group9 = TenSettings()
 }

@@ -18,8 +18,8 @@ enum WatchCommand: Command {
   static let help = """
     usage: settings watch domain [key ...]
 
-    Watches a property-list file or a layered store folder and prints one line per change of a
-    key's value as it happens, whoever makes it (another process, `settings write`, an editor),
+    Watches a property-list file, a layered store folder or (on Linux) a UserDefaults suite and
+    prints one line per change of a key's value as it happens, whoever makes it (another process, `settings write`, an editor),
     until stopped with Ctrl-C (SIGINT) or SIGTERM, which exit with status 0. Only the keys named
     are watched; with none, every key. The first line says the watch has started:
 
@@ -36,12 +36,16 @@ enum WatchCommand: Command {
     are seen once it is created. A file that becomes unreadable is reported as a warning and the
     last values are kept.
 
-    UserDefaults suites can't be watched: nothing tells a process when another process changes a
-    suite, and `watch` says so (exit status 64).
+    A UserDefaults suite is watched through its file, $XDG_CONFIG_HOME/<suite>.plist on Linux:
+    every save is seen, by an app using the library, by a program using plain UserDefaults (at
+    its synchronize()), or by `settings write`. On Apple platforms, where the system keeps
+    suites, `watch` refuses a suite (exit status 64): nothing tells a process when another
+    changes one.
 
     Examples:
       settings watch ./store
       settings watch ~/project/config.plist ServerURL Theme
+      settings watch com.example.player allowsCellularPlayback
     \(HelpText.domains)
     """
 
@@ -50,11 +54,24 @@ enum WatchCommand: Command {
     let keys = Array(arguments.rest())
     let store: LayeredPlistStore
     var layered = false
+    // Stop on SIGINT and SIGTERM from the start, before the first line, so that a signal sent
+    // as soon as it appears is handled. The handler only exits (`_exit` is async-signal-safe):
+    // the watch never saves, so there is nothing to finish, and a dispatch signal source would be
+    // registered asynchronously, missing a signal sent right after the first line.
+    for signalNumber in [SIGINT, SIGTERM] {
+      signal(signalNumber) { _ in _exit(0) }
+    }
     switch domain.kind {
     case .suite(let suite):
-      throw Failure.usage(
-        "watch: \(suite) is a UserDefaults suite, which can't be watched (nothing tells a "
-          + "process when another changes a suite); watch a property-list file or a store folder")
+      #if canImport(Darwin)
+        throw Failure.usage(
+          "watch: \(suite) is a UserDefaults suite, which can't be watched on this platform "
+            + "(nothing tells a process when another changes a suite); watch a property-list "
+            + "file or a store folder")
+      #else
+        // The suite's file, read as a plain property-list file: never saved, never moved.
+        store = try open(persistent: Domain.suiteFile(suite), delivered: nil, bundled: nil)
+      #endif
     case .file(let url):
       store = try open(persistent: url, delivered: nil, bundled: nil)
     case .layered(let files):
@@ -71,21 +88,7 @@ enum WatchCommand: Command {
     store.startWatching()
     try Output.write(
       "watching \(Output.escapingControlCharacters(domain.name)) (stop with Ctrl-C)\n")
-
-    // Stop on SIGINT and SIGTERM: ignored first, so that only the sources see them.
-    var sources: [any DispatchSourceSignal] = []
-    for signalNumber in [SIGINT, SIGTERM] {
-      signal(signalNumber, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-      source.setEventHandler {
-        store.stopWatching()
-        token.cancel()
-        exit(0)
-      }
-      source.resume()
-      sources.append(source)
-    }
-    withExtendedLifetime((sources, token)) {
+    withExtendedLifetime(token) {
       dispatchMain()
     }
   }

@@ -39,7 +39,8 @@
 /// A backend is a class: it is a store that settings and models share, and a class reference is
 /// the cheapest thing to hold and call on every read. A class that keeps its state behind a lock,
 /// as ``InMemoryBackend`` does, meets the contract.
-/// Run the library's conformance tests against it (see the `BackendConformance` tests).
+/// Run the contract's checks against it from your tests with the `TypedDefaultsTesting` product
+/// (`await BackendConformance.run { MyBackend() }`; see <doc:TestingWithTypedDefaults>).
 public protocol SettingsBackend: AnyObject, Sendable {
   /// A short human-readable name for diagnostics and errors, such as
   /// `UserDefaults(suite: com.example.player)` or `LayeredPlistStore(/…/data.plist)`.

@@ -153,12 +153,15 @@ enum POSIX {
     guard stat(path, &info) == 0 else { return nil }
     #if canImport(Darwin)
       let modified = (Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
+      let changed = (Int64(info.st_ctimespec.tv_sec), Int64(info.st_ctimespec.tv_nsec))
     #else
       let modified = (Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+      let changed = (Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec))
     #endif
     return FileIdentity(
       device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-      modificationSeconds: modified.0, modificationNanoseconds: modified.1)
+      modificationSeconds: modified.0, modificationNanoseconds: modified.1,
+      statusChangeSeconds: changed.0, statusChangeNanoseconds: changed.1)
   }
 }
 
@@ -169,4 +172,9 @@ struct FileIdentity: Hashable, Sendable {
   var size: Int64
   var modificationSeconds: Int64
   var modificationNanoseconds: Int64
+  /// The status change time (`st_ctime`), which no program can set back: a rewrite in place
+  /// that keeps the size and restores the modification time (`cp -p`, `rsync -t`, or a file
+  /// system with one-second timestamps) still changes it.
+  var statusChangeSeconds: Int64
+  var statusChangeNanoseconds: Int64
 }

@@ -28,16 +28,32 @@ extension LayeredPlistStore: OwnsObserverRegistry, ObservationFlagging {
   func changingState<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let (result, changed) = try state.withLock {
-      state throws(Failure) -> (Result, [String]) in
+    let (result, changed) = try changingStateUnpublished(body)
+    publish(changed)
+    return result
+  }
+
+  /// Changes the state under its lock and returns, with the result, the observed keys whose
+  /// effective value changed, for the caller to ``publish(_:)`` once it holds no lock at all
+  /// (`saveLock` included: an observer may save).
+  func changingStateUnpublished<Result, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> (Result, [String]) {
+    try state.withLock { state throws(Failure) -> (Result, [String]) in
       defer { state.observedChanges.removeAll() }
       let result = try body(&state)
       return (result, state.observedChanges)
     }
+  }
+
+  /// Tells observers of `changed`; call it holding no lock of the store.
+  func publish(_ changed: [String]) {
     if !changed.isEmpty { observers.publish(changed, of: self) }
-    return result
   }
 }
 
-// UserDefaultsBackend reports its writes itself (see its mutation sites), through the side table.
-extension UserDefaultsBackend: PublishesOwnChanges {}
+// UserDefaultsBackend reports its writes itself (see its mutation sites), to the registry every
+// backend on its domain in the process shares.
+extension UserDefaultsBackend: OwnsObserverRegistry {
+  var observers: ObserverRegistry { shared.observers }
+}

@@ -11,7 +11,8 @@ import Foundation
 final class Observer: @unchecked Sendable {
   /// The keys observed, or `nil` for every key.
   let keys: Set<String>?
-  private let deliver: @Sendable (SettingsChange) -> Void
+  /// The callback; `nil` once cancelled, so that what it captures is released at once.
+  private var deliver: (@Sendable (SettingsChange) -> Void)?
   private let lock = NSCondition()
   /// For each key, the last value delivered (or, before the first delivery, the value the key had
   /// when the observer was registered): what a change must differ from to be delivered.
@@ -76,7 +77,10 @@ final class Observer: @unchecked Sendable {
         pending.removeAll(keepingCapacity: pending.count <= 64)
         pendingStart = 0
       }
-      if !forced, let last = lastDelivered[change.key], last == change.newValue { continue }
+      // A key missing from the baseline (an observer of every key, registered while the key had
+      // no value) had none.
+      if !forced, (lastDelivered[change.key] ?? .some(nil)) == change.newValue { continue }
+      guard let deliver else { break }
       lastDelivered[change.key] = change.newValue
       deliveringThread = thread
       lock.unlock()
@@ -99,6 +103,10 @@ final class Observer: @unchecked Sendable {
     let thread = pthread_self()
     lock.lock()
     cancelled = true
+    // Released outside the lock: what the callback captures may have a deinit that observes.
+    let released = deliver
+    deliver = nil
+    defer { withExtendedLifetime(released) {} }
     while let delivering = deliveringThread, pthread_equal(delivering, thread) == 0 {
       lock.wait()
     }

@@ -104,6 +104,18 @@
       observable?.changed()
     }
 
+    /// Makes the interest (and its observable) ready for another setting, if no tracking ever
+    /// hashed its key path: then no observer was ever registered with its observable's registrar,
+    /// so reusing the pair for another setting is invisible. Returns whether it did.
+    func recycle() -> Bool {
+      lock.lock()
+      defer { lock.unlock() }
+      guard !started, token == nil else { return false }
+      backend = nil
+      key = ""
+      return true
+    }
+
     /// Stops observing and lets go of the observable: the setting's storage is going.
     func invalidate() {
       lock.lock()
@@ -131,11 +143,52 @@
   }
 #endif
 
-/// Creates a setting's ``SettingObservable`` where the platform has Observation.
+#if canImport(Observation)
+  /// Observables of settings that are gone and were never tracked, kept for new settings.
+  ///
+  /// Creating a ``SettingObservable`` costs about 2 µs, almost all of it the Swift runtime
+  /// building its key path (a key path with a subscript argument resolves the argument's types by
+  /// name each time): most of the cost of creating a model. An observable no tracking ever saw
+  /// has no observers in its registrar and no backend observer, so handing it to a new setting is
+  /// invisible; one that was tracked is never reused.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+  enum SettingObservablePool {
+    // @unchecked Sendable: the array is behind its lock, and an observable in it is used by no
+    // setting until it is taken out.
+    private final class Pool: @unchecked Sendable {
+      let observables = Locked([SettingObservable]())
+    }
+
+    private static let pool = Pool()
+    /// The most observables kept: the settings of a few large models.
+    static let limit = 4096
+
+    static func take() -> SettingObservable {
+      pool.observables.withLock { $0.popLast() } ?? SettingObservable()
+    }
+
+    /// Keeps an observable whose setting is gone, or invalidates it if it was ever tracked.
+    static func giveBack(_ observable: SettingObservable) {
+      guard observable.interest.recycle() else {
+        observable.interest.invalidate()
+        return
+      }
+      let kept = pool.observables.withLock { observables -> Bool in
+        guard observables.count < limit else { return false }
+        observables.append(observable)
+        return true
+      }
+      if !kept { observable.interest.invalidate() }
+    }
+  }
+#endif
+
+/// Creates a setting's ``SettingObservable`` where the platform has Observation (or reuses one
+/// of a setting that is gone, see ``SettingObservablePool``).
 func makeSettingObservable() -> AnyObject? {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      return SettingObservable()
+      return SettingObservablePool.take()
     }
   #endif
   return nil
@@ -157,7 +210,7 @@ func bindSettingObservable(_ observable: AnyObject, backend: any SettingsBackend
 func invalidateSettingObservable(_ observable: AnyObject) {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      unsafeDowncast(observable, to: SettingObservable.self).interest.invalidate()
+      SettingObservablePool.giveBack(unsafeDowncast(observable, to: SettingObservable.self))
     }
   #endif
 }

@@ -138,6 +138,9 @@ extension SettingsBackend {
   ///
   /// - Parameter keys: The keys whose value may have changed, as the backend stores them.
   public func reportChanges(forKeys keys: some Sequence<String>) {
+    if let view = self as? ScopedBackend {
+      return view.base.reportChanges(forKeys: keys.map(view.baseKey(forKey:)))
+    }
     ObservationCenter.publish(keys, of: self)
   }
 
@@ -154,6 +157,9 @@ extension SettingsBackend {
     initial: Bool,
     _ handler: @escaping @Sendable (SettingsChange) -> Void
   ) -> ObservationToken {
+    if let view = self as? ScopedBackend {
+      return view.observeThroughBase(registering: keys, initial: initial, handler)
+    }
     let registry = ObservationCenter.registry(for: self)
     let observer = Observer(keys: keys, deliver: handler)
     let token = ObservationToken(observer: observer, registry: registry, backend: self)

@@ -62,6 +62,23 @@ public struct Setting<Value: SettingValue>: Sendable {
     storage = SettingStorage(key: key, defaultValue: defaultValue, backend: nil)
   }
 
+  /// Declares a setting whose default is computed each time a read falls back to it:
+  /// `@Setting("expiry", default: { Date() + 86_400 }) var expiry: Date`.
+  ///
+  /// The closure runs on every read that finds no readable stored value (nothing stored, or a
+  /// value that can't be read as `Value`), on the reading thread, so it must be cheap and
+  /// thread-safe. Such a setting has no fixed default: ``defaultValue`` evaluates the closure,
+  /// ``hasComputedDefault`` is `true`, a ``SettingDescriptor`` reports its default as `nil`, and
+  /// registration defaults leave it out (a registered value would freeze one evaluation).
+  /// ``reset()`` removes the stored value, so the next read computes the default again.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - makeDefault: Returns the value to show while nothing readable is stored.
+  public init(_ key: String? = nil, default makeDefault: @escaping @Sendable () -> Value) {
+    storage = SettingStorage(key: key, makeDefault: makeDefault, backend: nil)
+  }
+
   /// A setting needs a default value. Give the property an initial value
   /// (`@Setting var volume = 0.8`) or write `@Setting("volume", default: 0.8)`. Optional settings
   /// default to `nil` and need neither.
@@ -128,8 +145,13 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// The key the setting is stored under: the declared key, or the property's name.
   public var key: String { storage.key }
 
-  /// The value the setting shows while nothing (readable) is stored.
+  /// The value the setting shows while nothing (readable) is stored; for a setting declared with
+  /// a computed default (`default: { … }`), the closure's value now.
   public var defaultValue: Value { storage.defaultValue }
+
+  /// Whether the default is computed on each read that falls back to it, rather than fixed when
+  /// the setting is declared (`@Setting("key", default: { … })`).
+  public var hasComputedDefault: Bool { storage.hasComputedDefault }
 
   /// The backend the setting reads and writes.
   ///

@@ -15,17 +15,26 @@
 public struct SettingDescriptor: Sendable, CustomStringConvertible {
   /// The property's name, without the property wrapper's leading underscore: `volume`.
   public let propertyName: String
+  /// The property's path from the model, through its nested groups: `playback.volume` for the
+  /// `volume` setting of a group stored in the model's `playback` property; `volume` for a setting
+  /// of the model itself.
+  public let propertyPath: String
   /// The name of the type that declares the property (a superclass, for an inherited setting).
   public let declaringTypeName: String
   let setting: any SettingProperty
 
-  init(propertyName: String, declaringTypeName: String, setting: any SettingProperty) {
+  init(
+    propertyName: String, propertyPath: String? = nil, declaringTypeName: String,
+    setting: any SettingProperty
+  ) {
     self.propertyName = propertyName
+    self.propertyPath = propertyPath ?? propertyName
     self.declaringTypeName = declaringTypeName
     self.setting = setting
   }
 
-  /// The key the setting is stored under.
+  /// The key the setting is stored under, in full: the model's key prefix and its nested groups'
+  /// prefixes, then the setting's own key (`com.example.sdk.playback.volume`).
   public var key: String { setting.key }
 
   /// The setting's Swift type.

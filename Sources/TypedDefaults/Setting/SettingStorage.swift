@@ -15,18 +15,27 @@ import Foundation
 /// stored value and reuses the conversion only if it is the same value (the same storage, which
 /// makes the comparison immediate, or equal contents), so the cache can never serve a value some
 /// other writer replaced.
-// @unchecked Sendable: `key`, `propertyName`, `backend`, `cellBackend`, `cell` and
-// `defaultPropertyListValue` are written only by `bind`, which runs while the owning model is
+// @unchecked Sendable: `key`, `propertyName`, `backend`, `target`, `targetKey`, `cellBackend`,
+// `cell` and `defaultPropertyListValue` are written only by `bind`, which runs while the owning model is
 // being initialized, before the model can be shared with another thread; afterwards they are only
 // read. `conversion` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
-  @usableFromInline let defaultValue: Value
-  let declaredKey: String?
+  /// The declared default; `nil` only for a default computed at read time (`makeDefault`).
+  @usableFromInline let fixedDefault: Value?
+  /// A default computed on each read that falls back to it (`@Setting(default: { … })`).
+  @usableFromInline let makeDefault: (@Sendable () -> Value)?
+  @usableFromInline let declaredKey: String?
+  /// Whether the setting was declared with a backend of its own, which a model doesn't replace.
+  let hasOwnBackend: Bool
   // The binding is written once, before the setting can be shared (see the type's comment), so
   // reading it needs no dynamic exclusivity check, which would cost more than the rest of a read.
   @exclusivity(unchecked) @usableFromInline private(set) var key: String
   @exclusivity(unchecked) @usableFromInline private(set) var backend: (any SettingsBackend)?
+  /// Where reads and writes go: `backend`, or the base of a ``ScopedBackend`` view, with
+  /// `targetKey` the key there (the view's prefix applied once, at binding).
+  @exclusivity(unchecked) @usableFromInline private(set) var target: (any SettingsBackend)?
+  @exclusivity(unchecked) @usableFromInline private(set) var targetKey = ""
   @exclusivity(unchecked) @usableFromInline private(set) var cellBackend: (any CellBackend)?
   @exclusivity(unchecked) @usableFromInline private(set) var cell: ValueCell?
   /// `cell`, unretained, for the read path (`cell` keeps it alive): a retain and release of the
@@ -42,7 +51,10 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// For a setting without a cell: the last conversion of a stored array or dictionary, behind
   /// `slowLock`. (A setting with a cell keeps it in the cell.)
   @exclusivity(unchecked) private var conversion: ConvertedValue<Value>?
-  @usableFromInline let slowLock = NSLock()
+  /// The lock of the slow paths, one of a few shared by all settings: a lock of its own would
+  /// cost every setting an allocation, a mutex to set up and one to tear down, about a fifth of
+  /// the cost of creating a setting, for paths that run rarely and briefly.
+  @usableFromInline var slowLock: NSLock { SlowPathLocks.lock(for: self) }
   /// The last wrong-typed stored value reported, behind `slowLock`.
   @exclusivity(unchecked) private var lastReportedMismatch: PropertyListValue?
   /// Whether writes through the setting must report themselves to the backend's observers:
@@ -57,63 +69,137 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
   /// release around every read would cost more than the rest of the check.
   @usableFromInline let observablePointer: UnsafeMutableRawPointer?
+  /// The process's flag saying whether a test's backend override was ever installed
+  /// (``BackendOverride``), kept here so that checking it is one load from the storage.
+  @usableFromInline let overrideFlag: (any AnyObject & Sendable)? = installedFlag
 
-  init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
+  convenience init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
+    self.init(key: key, fixedDefault: defaultValue, makeDefault: nil, backend: backend)
+  }
+
+  /// A setting whose default is computed on each read that falls back to it. It has no fixed
+  /// default to register or describe: `defaultPropertyListValue` is `nil`.
+  convenience init(
+    key: String?, makeDefault: @escaping @Sendable () -> Value, backend: (any SettingsBackend)?
+  ) {
+    self.init(key: key, fixedDefault: nil, makeDefault: makeDefault, backend: backend)
+  }
+
+  private init(
+    key: String?, fixedDefault: Value?, makeDefault: (@Sendable () -> Value)?,
+    backend: (any SettingsBackend)?
+  ) {
     self.declaredKey = key
+    self.hasOwnBackend = backend != nil
     self.key = key ?? ""
-    self.defaultValue = defaultValue
-    self.defaultPropertyListValue = try? defaultValue.propertyListValue()
+    self.targetKey = key ?? ""
+    self.fixedDefault = fixedDefault
+    self.makeDefault = makeDefault
+    self.defaultPropertyListValue = try? fixedDefault?.propertyListValue()
     switch defaultPropertyListValue {
     case .array?, .dictionary?: storesContainers = true
     default: storesContainers = false
     }
     observable = makeSettingObservable()
     observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
-    if let backend { attach(backend) }
+    if let backend { attach(BackendBinding(backend)) }
   }
 
   deinit {
     if let observable { invalidateSettingObservable(observable) }
   }
 
+  /// The value the setting shows while nothing readable is stored: the declared default, or the
+  /// computed one, evaluated now.
+  @inlinable
+  var defaultValue: Value {
+    if let makeDefault { return makeDefault() }
+    return fixedDefault.unsafelyUnwrapped
+  }
+
+  /// Whether the default is computed on each read (`@Setting(default: { … })`).
+  var hasComputedDefault: Bool { makeDefault != nil }
+
   /// Attaches the setting to its model's backend, inferring the key from the property name
   /// unless one was declared. A setting declared with its own backend keeps it.
   func bind(propertyName: String, backend: any SettingsBackend) {
-    self.propertyName = propertyName
-    if declaredKey == nil { key = propertyName }
-    if self.backend == nil { attach(backend) }
+    bind(propertyName: propertyName, key: declaredKey ?? propertyName, to: BackendBinding(backend))
   }
 
-  private func attach(_ backend: any SettingsBackend) {
-    self.backend = backend
-    reportsWrites = !(backend is any PublishesOwnChanges)
-    if let observable { bindSettingObservable(observable, backend: backend, key: key) }
-    if let cellBackend = backend as? any CellBackend {
+  /// Attaches the setting under a key worked out by its model (its key prefixes applied). A
+  /// setting declared with its own backend keeps it, and its declared key.
+  func bind(propertyName: String, key: String, to binding: BackendBinding) {
+    self.propertyName = propertyName
+    guard !hasOwnBackend else { return }
+    self.key = key
+    attach(binding)
+  }
+
+  private func attach(_ binding: BackendBinding) {
+    self.backend = binding.backend
+    self.target = binding.target
+    self.targetKey = binding.targetPrefix.isEmpty ? key : binding.targetPrefix + key
+    reportsWrites = binding.reportsWrites
+    if let observable {
+      bindSettingObservable(observable, backend: binding.target, key: targetKey)
+    }
+    if let cellBackend = binding.cellBackend {
       self.cellBackend = cellBackend
-      self.cell = cellBackend.cell(forKey: key)
+      self.cell = cellBackend.cell(forKey: targetKey)
       self.readCell = self.cell.map { Unmanaged.passUnretained($0) }
     }
   }
 
   // MARK: - Reading and writing
 
+  /// The backend reads and writes go to: a test's override (``BackendOverride``) if one is
+  /// installed for this task, otherwise the setting's own.
   @inlinable
   var boundBackend: any SettingsBackend {
+    if let override = overridingBackend { return override }
     if let backend { return backend }
     unbound()
+  }
+
+  /// The backend reads and writes go to (see `target`).
+  @inlinable
+  var boundTarget: any SettingsBackend {
+    if let target { return target }
+    unbound()
+  }
+
+  /// The test's backend that replaces this setting's own in this task (``BackendOverride``), if
+  /// any: one relaxed atomic load when no override was ever installed in the process. It takes
+  /// the place of the base backend: keys are the full keys (`targetKey`), prefixes included.
+  @inlinable
+  var overridingBackend: (any SettingsBackend)? {
+    BackendOverride.mayBeActive(overrideFlag) ? currentOverride() : nil
+  }
+
+  /// The override of this task, for a setting that has a key (an unattached setting declared
+  /// without one has none to read).
+  @usableFromInline
+  func currentOverride() -> (any SettingsBackend)? {
+    guard let override = BackendOverride.current, backend != nil || declaredKey != nil else {
+      return nil
+    }
+    return override
   }
 
   /// What the backend holds for the key, through the key's cell where there is one.
   @inlinable
   var storedValue: PropertyListValue? {
+    if let override = overridingBackend { return override.value(forKey: targetKey) }
     if let cellBackend, let cell { return cellBackend.value(in: cell) }
-    return boundBackend.value(forKey: key)
+    return boundTarget.value(forKey: targetKey)
   }
 
   /// The setting's value: the stored value read as `Value`, or the default when nothing is stored
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   func read() -> Value {
+    // A test's override bypasses the cells, which belong to the setting's own backend.
+    if let override = overridingBackend { return read(from: override) }
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
     if !storesContainers, let cellBackend, let readCell {
@@ -145,7 +231,15 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       }
       return value
     }
-    guard let stored = boundBackend.value(forKey: key) else { return defaultValue }
+    return read(from: boundTarget)
+  }
+
+  /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a
+  /// backend outside the library, or a test's override. A converted array or dictionary is
+  /// cached with its source.
+  @usableFromInline
+  func read(from backend: any SettingsBackend) -> Value {
+    guard let stored = backend.value(forKey: targetKey) else { return defaultValue }
     switch stored {
     case .array, .dictionary:
       if let cached = cachedConversion(of: stored) { return cached }
@@ -189,18 +283,35 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     } catch {
       throw representationError(error)
     }
-    if let cellBackend, let cell {
-      try cellBackend.setValue(stored, in: cell, forKey: key)
-    } else {
-      try boundBackend.setValue(stored, forKey: key)
-      if reportsWrites { reportWrite() }
+    do {
+      if let override = overridingBackend {
+        try write(stored, to: override)
+      } else if let cellBackend, let cell {
+        try cellBackend.setValue(stored, in: cell, forKey: targetKey)
+      } else {
+        try boundTarget.setValue(stored, forKey: targetKey)
+        if reportsWrites { reportWrite() }
+      }
+    } catch {
+      // Through a scoped view, the error names the key as the setting knows it.
+      throw error.naming(key, insteadOf: targetKey)
+    }
+  }
+
+  /// Stores a value in a test's backend by key (no cell: cells belong to the setting's own
+  /// backend), reporting it to the observers of a backend that doesn't publish its own changes.
+  @usableFromInline
+  func write(_ stored: PropertyListValue?, to backend: any SettingsBackend) throws(SettingsError) {
+    try backend.setValue(stored, forKey: targetKey)
+    if !(backend is any PublishesOwnChanges) {
+      backend.reportChanges(forKeys: CollectionOfOne(targetKey))
     }
   }
 
   /// Tells the observers of a backend that doesn't publish its own changes about a write.
   @usableFromInline
   func reportWrite() {
-    boundBackend.reportChanges(forKeys: CollectionOfOne(key))
+    boundTarget.reportChanges(forKeys: CollectionOfOne(targetKey))
   }
 
   /// What the setting reads for a stored value: the value as `Value`, or the default when there
@@ -223,7 +334,14 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
 
   /// Removes the stored value.
   func reset() {
-    boundBackend.removeValue(forKey: key)
+    if let override = overridingBackend {
+      override.removeValue(forKey: targetKey)
+      if !(override is any PublishesOwnChanges) {
+        override.reportChanges(forKeys: CollectionOfOne(targetKey))
+      }
+      return
+    }
+    boundTarget.removeValue(forKey: targetKey)
     if reportsWrites { reportWrite() }
   }
 
@@ -288,5 +406,16 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         + "a SettingsModel subclass, in a SettingsGroup created with init(backend:), or with an "
         + "explicit backend: @Setting(\"key\", default: …, backend: …)"
     )
+  }
+}
+
+/// The locks ``SettingStorage``'s slow paths share: each setting uses the one its address picks.
+/// Never held while taking another lock or calling out.
+enum SlowPathLocks {
+  static let locks = (0..<64).map { _ in NSLock() }
+
+  static func lock(for object: AnyObject) -> NSLock {
+    // Objects are at least 16-byte aligned: the low bits carry no information.
+    locks[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) & 63)]
   }
 }

@@ -28,6 +28,30 @@
 ///
 /// Settings declared in superclasses are found too, so a library can ship a model that an app
 /// subclasses with settings of its own.
+///
+/// ## Key prefixes and nested groups
+///
+/// A library's model declares a key prefix, so its keys can't collide with its host's on a
+/// shared backend; every setting's key is then the prefix followed by its own key:
+///
+/// ```swift
+/// public final class PlayerKitSettings: SettingsModel, @unchecked Sendable {
+///   override public class var keyPrefix: String { "com.example.playerkit." }
+///   @Setting public var volume = 0.8          // key "com.example.playerkit.volume"
+///   public var playback = PlaybackSettings()  // a nested group: "com.example.playerkit.playback.…"
+/// }
+/// ```
+///
+/// A stored property whose type is a ``SettingsGroup`` struct is a nested group: its settings are
+/// the model's too (``allSettings``, ``snapshot()``, ``resetAll()``), under the group's key prefix
+/// (see ``SettingsGroup/keyPrefix``), and groups can nest further.
+///
+/// ## Cost
+///
+/// The first instance of a model type finds its settings by reflection and keeps what the type
+/// alone determines (which properties are settings, where each lives in an instance, its key);
+/// later instances only bind their settings, a few hundred nanoseconds per setting
+/// (Docs/Performance.md).
 open class SettingsModel: @unchecked Sendable {
   // @unchecked Sendable: `backend` is immutable and `Sendable`; `discovered` is written once, in
   // `init`, before the instance can be shared, and only read afterwards.
@@ -42,10 +66,27 @@ open class SettingsModel: @unchecked Sendable {
   /// - Parameter backend: The store to read and write.
   public init(backend: any SettingsBackend) {
     self.backend = backend
-    discovered = SettingsReflection.bind(self, to: backend)
+    discovered = SettingsReflection.bind(self, keyPrefix: Self.keyPrefix, to: backend)
   }
 
-  /// Describes every setting of the model, superclass settings first, then in declaration order.
+  /// The prefix of every key of the model: its settings' and its nested groups' (`""`, the
+  /// default, for none). Override it in a model a library ships, with a reverse-DNS name ending
+  /// in a dot, so the library's keys can't collide with its host's:
+  ///
+  /// ```swift
+  /// override public class var keyPrefix: String { "com.example.playerkit." }
+  /// ```
+  ///
+  /// The prefix applies to declared keys (`@Setting("volume")`) and inferred ones alike, and to
+  /// the settings a subclass inherits; a setting declared with a backend of its own keeps its key
+  /// as declared. Debug builds report two model types on one backend whose prefixes are equal or
+  /// overlap (``SettingsDiagnostic/Kind/keyCollision``). The counterpart of a namespace in
+  /// swift-argument-parser's `CommandConfiguration`; the value must not change while the program
+  /// runs.
+  open class var keyPrefix: String { "" }
+
+  /// Describes every setting of the model, superclass settings first, then in declaration order,
+  /// a nested group's settings in the group's place.
   ///
   /// Discovered once, when the model is created; each descriptor reads its setting's current
   /// state when asked, so the list never goes stale and getting it costs next to nothing.

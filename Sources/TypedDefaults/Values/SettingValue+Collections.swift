@@ -63,6 +63,8 @@ extension Array: SettingValue where Element: SettingValue {
   ///   lists have no null) or can't be stored.
   @inlinable
   public func propertyListValue() throws -> PropertyListValue? {
+    // The usual default: no element to convert, and no generic iteration to set up.
+    if isEmpty { return .array([]) }
     var result: [PropertyListValue] = []
     result.reserveCapacity(count)
     for (index, element) in enumerated() {

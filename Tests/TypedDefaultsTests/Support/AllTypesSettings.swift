@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import TypedDefaults
+@testable import TypedDefaultsTesting
 
 /// A string-backed enum setting type.
 enum Quality: String, SettingValue, CaseIterable {
@@ -47,6 +48,12 @@ struct AllTypesSettings: SettingsGroup {
   @Setting var dictionary: [String: Int] = [:]
   @Setting var quality = Quality.auto
   @Setting var onOff = Switch.off
+  @Setting var set: Set<Int> = []
+  @Setting var uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+  @Setting var range: Range<Int> = 0..<0
+  @Setting var closedRange: ClosedRange<Int> = 0...0
+  @Setting var dateRange: ClosedRange<Date> = Date.distantPast...Date.distantFuture
+  @Setting var archived: Archived<ArchivedSample>?
 
   /// A plain copy of every value, to compare.
   struct Values: Equatable {
@@ -72,6 +79,12 @@ struct AllTypesSettings: SettingsGroup {
     var dictionary: [String: Int]
     var quality: Quality
     var onOff: Switch
+    var set: Set<Int>
+    var uuid: UUID
+    var range: Range<Int>
+    var closedRange: ClosedRange<Int>
+    var dateRange: ClosedRange<Date>
+    var archived: Archived<ArchivedSample>?
 
     /// Every type at an extreme value (and whole-second dates, which every format keeps exactly).
     static let extremes = Values(
@@ -79,7 +92,14 @@ struct AllTypesSettings: SettingsGroup {
       uint8: .max, uint16: .max, uint32: .max, uint64: .max, double: -.greatestFiniteMagnitude,
       float: 12.34, string: "Mässig 🎬", date: Date(timeIntervalSinceReferenceDate: 786_000_000),
       data: Data([0, 0xFF]), url: URL(string: "https://example.com/a?b=c")!, optional: 0,
-      array: ["a", "", "c"], dictionary: ["one": 1, "min": .min], quality: .high, onOff: .on
+      array: ["a", "", "c"], dictionary: ["one": 1, "min": .min], quality: .high, onOff: .on,
+      set: Set([Int.min, -1, 0, 1, Int.max] + Array(1_000..<3_000)),
+      uuid: UUID(uuidString: "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")!, range: Int.min..<Int.max,
+      closedRange: Int.min...Int.max,
+      dateRange: Date(
+        timeIntervalSinceReferenceDate: -86_400)...Date(
+          timeIntervalSinceReferenceDate: 786_000_000),
+      archived: Archived(ArchivedSample(name: "Mässig 🎬", count: .max))
     )
   }
 
@@ -88,7 +108,8 @@ struct AllTypesSettings: SettingsGroup {
       bool: bool, int: int, int8: int8, int16: int16, int32: int32, int64: int64, uint: uint,
       uint8: uint8, uint16: uint16, uint32: uint32, uint64: uint64, double: double, float: float,
       string: string, date: date, data: data, url: url, optional: optional, array: array,
-      dictionary: dictionary, quality: quality, onOff: onOff
+      dictionary: dictionary, quality: quality, onOff: onOff, set: set, uuid: uuid, range: range,
+      closedRange: closedRange, dateRange: dateRange, archived: archived
     )
   }
 
@@ -115,5 +136,11 @@ struct AllTypesSettings: SettingsGroup {
     dictionary = values.dictionary
     quality = values.quality
     onOff = values.onOff
+    set = values.set
+    uuid = values.uuid
+    range = values.range
+    closedRange = values.closedRange
+    dateRange = values.dateRange
+    archived = values.archived
   }
 }

@@ -106,4 +106,25 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   static let all: [BackendFactory] = [
     .inMemory, .userDefaults, .layeredPlistStore, .xmlLayeredPlistStore,
   ]
+
+  /// The prefix of the scoped views below.
+  static let scopePrefix = "com.example.sdk."
+
+  /// A view of `base`'s backend scoped to ``scopePrefix``, over a base that also holds a key of
+  /// its own outside the prefix, which the view must never show or touch.
+  static func scopedView(of base: BackendFactory) -> BackendFactory {
+    BackendFactory(
+      name: "\(base.name), scoped", storesXML: base.storesXML,
+      refusesControlCharacters: base.refusesControlCharacters
+    ) {
+      let instance = try base.make()
+      try instance.backend.setValue("the host's", forKey: "host.volume")
+      return Instance(
+        backend: instance.backend.scoped(to: scopePrefix), resources: instance.resources,
+        reload: { try instance.reload().scoped(to: scopePrefix) })
+    }
+  }
+
+  /// Every backend, and a scoped view of each: the conformance suite runs on both.
+  static let allWithScopedViews: [BackendFactory] = all + all.map(scopedView(of:))
 }

@@ -78,8 +78,30 @@ extension LayeredPlistStore {
     rereads: Bool = false,
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) {
+    // Observers and diagnostics hear of the outcome once `saveLock` is released: an observer
+    // may save, or write to a store that autosaves.
+    let (changed, recovery) = try underSaveLock { () throws(SettingsError) in
+      try saveLocked(rereads: rereads, updating: update)
+    }
+    publish(changed)
+    if let recovery { record(recovery) }
+  }
+
+  /// Runs `body` holding `saveLock`.
+  func underSaveLock<Result>(
+    _ body: () throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result {
     saveLock.lock()
     defer { saveLock.unlock() }
+    return try body()
+  }
+
+  /// The save itself, holding `saveLock`; returns the observed keys whose effective value
+  /// changed and the corrupt file found on disk, if any, to publish and record after.
+  private func saveLocked(
+    rereads: Bool,
+    updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
+  ) throws(SettingsError) -> ([String], Recovery?) {
     let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
       // Temporary files of killed processes are removed at open and at most once a minute.
       let now = DispatchTime.now().uptimeNanoseconds
@@ -119,7 +141,7 @@ extension LayeredPlistStore {
       outcome.identity = POSIX.identity(ofFileAt: target)
       return outcome
     }
-    changingState { state in
+    let ((), changed) = changingStateUnpublished { state in
       // The updated keys take the saved values, unless this process wrote them again meanwhile.
       if let contents = outcome.othersContents, !outcome.updatedKeys.isEmpty {
         var changeNumbers: [String: UInt64] = [:]
@@ -135,7 +157,7 @@ extension LayeredPlistStore {
       state.diskIdentity = outcome.identity
       state.saveCount += 1
     }
-    if let recovery = outcome.recovery { record(recovery) }
+    return (changed, outcome.recovery)
   }
 
   /// Saves `data.plist` if this process has unsaved changes (see ``save()``).
@@ -161,27 +183,34 @@ extension LayeredPlistStore {
   ///   the file can't be read for a reason other than its contents.
   @discardableResult
   public func reload() throws(SettingsError) -> Bool {
-    saveLock.lock()
-    defer { saveLock.unlock() }
+    // Observers and diagnostics hear of it once `saveLock` is released: an observer may save.
+    let (reloaded, changed, recovery) = try underSaveLock { () throws(SettingsError) in
+      try reloadLocked()
+    }
+    publish(changed)
+    if let recovery { record(recovery) }
+    return reloaded
+  }
+
+  /// The reload itself, holding `saveLock`: whether values changed, the observed keys whose
+  /// effective value changed, and a corrupt file found on disk, if any.
+  private func reloadLocked() throws(SettingsError) -> (Bool, [String], Recovery?) {
     let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
     guard POSIX.identity(ofFileAt: target) != state.withLock({ $0.diskIdentity }) else {
-      return false
+      return (false, [], nil)
     }
     let read = try Self.readPersistent(
       persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true)
-    if let recovery = read.recovery {
-      record(recovery)
-      if read.entries.isEmpty {
-        // Nothing could be read: keep what this process has; the next save writes it.
-        state.withLock { $0.diskIdentity = nil }
-        return false
-      }
+    if read.recovery != nil, read.entries.isEmpty {
+      // Nothing could be read: keep what this process has; the next save writes it.
+      state.withLock { $0.diskIdentity = nil }
+      return (false, [], read.recovery)
     }
-    // Observers of the keys whose effective value changed are told, once the lock is released.
-    return changingState { state in
+    let (reloaded, changed) = changingStateUnpublished { state in
       state.diskIdentity = read.identity
       return state.adopt(read.entries)
     }
+    return (reloaded, changed, read.recovery)
   }
 
   // MARK: - Internals

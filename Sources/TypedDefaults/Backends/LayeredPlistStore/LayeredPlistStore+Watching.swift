@@ -30,13 +30,13 @@ extension LayeredPlistStore {
     guard !isWatching else { return }
     var byFolder: [URL: [(name: String, layer: Layer)]] = [:]
     let files: [(Layer, URL?)] = [
-      (.persistent, AtomicFile.resolvedTarget(of: persistentFile.url)),
-      (.delivered, deliveredFile?.url), (.bundled, bundledFile?.url),
+      (.persistent, persistentFile.url), (.delivered, deliveredFile?.url),
+      (.bundled, bundledFile?.url),
     ]
     for case (let layer, let url?) in files {
-      let url = url.standardizedFileURL
-      byFolder[url.deletingLastPathComponent(), default: []].append(
-        (url.lastPathComponent, layer))
+      for (folder, name) in Self.watchPoints(of: url) {
+        byFolder[folder, default: []].append((name, layer))
+      }
     }
     let created = byFolder.map { folder, files in
       FileWatcher(folder: folder, names: Set(files.map(\.name))) { [weak self] event in
@@ -49,6 +49,34 @@ extension LayeredPlistStore {
       return []
     }
     for watcher in superfluous { watcher.stop() }
+  }
+
+  /// Where a change to the file at `url` can show: the file's name in its folder, and, when it
+  /// is a symbolic link, each link of the chain in its own folder, plus the first component of a
+  /// relative link's destination when that is a folder beside the link (Kubernetes mounts a
+  /// ConfigMap as `name -> ..data/name` and updates it by renaming a new `..data` link over the
+  /// old one). The chain is followed as it is when watching starts.
+  static func watchPoints(of url: URL) -> [(folder: URL, name: String)] {
+    var points: [(folder: URL, name: String)] = []
+    var current = url.standardizedFileURL
+    for _ in 0..<32 {
+      let folder = current.deletingLastPathComponent()
+      points.append((folder, current.lastPathComponent))
+      guard
+        let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)
+      else { break }
+      if !destination.hasPrefix("/"), let first = destination.split(separator: "/").first,
+        first != ".", first != "..", destination.contains("/")
+      {
+        points.append((folder, String(first)))
+      }
+      current =
+        destination.hasPrefix("/")
+        ? URL(fileURLWithPath: destination)
+        : folder.appendingPathComponent(destination)
+      current = current.standardizedFileURL
+    }
+    return points
   }
 
   /// Stops watching the store's files; changes made by other processes are then taken in only
@@ -72,7 +100,8 @@ extension LayeredPlistStore {
           kind: .watchFailed, key: nil, backend: name,
           message: "\(reason); checking the files every second at most instead, until it can"))
     case .changed(let names):
-      for (fileName, layer) in files where names.contains(fileName) {
+      var seen: Set<Layer> = []
+      for (fileName, layer) in files where names.contains(fileName) && seen.insert(layer).inserted {
         if layer == .persistent {
           do {
             try reload()

@@ -219,23 +219,37 @@
     ///
     /// - Parameter takingInUserDefaults: Whether raw `UserDefaults` writes are taken in first.
     func synchronize(takingInUserDefaults: Bool) throws(SettingsError) {
-      saveLock.lock()
-      defer { saveLock.unlock() }
-      var changed = takingInUserDefaults ? takeInUserDefaultsWrites() : []
-      if hasUnsavedChanges {
-        changed.formUnion(try saveLocked(updating: { _ in [] }))
-      } else {
-        changed.formUnion(try reloadLocked())
+      try underSaveLock { () throws(SettingsError) in
+        var changed = takingInUserDefaults ? takeInUserDefaultsWrites() : []
+        if hasUnsavedChanges {
+          changed.formUnion(try saveLocked(updating: { _ in [] }))
+        } else {
+          changed.formUnion(try reloadLocked())
+        }
+        return changed
       }
+    }
+
+    /// Runs `body` holding `saveLock`, then, with no lock held, reports the keys it returns as
+    /// changed: an observer may save, synchronize or update the suite.
+    private func underSaveLock(
+      _ body: () throws(SettingsError) -> Set<String>
+    ) throws(SettingsError) {
+      saveLock.lock()
+      let changed: Set<String>
+      do {
+        changed = try body()
+      } catch {
+        saveLock.unlock()
+        throw error
+      }
+      saveLock.unlock()
       if !changed.isEmpty { changesTakenIn(changed) }
     }
 
     /// Saves whether or not anything changed (see ``UserDefaultsBackend/save()``).
     func save() throws(SettingsError) {
-      saveLock.lock()
-      defer { saveLock.unlock() }
-      let changed = try saveLocked(updating: { _ in [] })
-      if !changed.isEmpty { changesTakenIn(changed) }
+      try underSaveLock { () throws(SettingsError) in try saveLocked(updating: { _ in [] }) }
     }
 
     /// See ``UserDefaultsBackend/update(forKey:_:)``.
@@ -243,17 +257,17 @@
       forKey key: String,
       _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
     ) throws(SettingsError) -> PropertyListValue? {
-      saveLock.lock()
-      defer { saveLock.unlock() }
       var stored: PropertyListValue?
-      var changed = try saveLocked(updating: { contents throws(SettingsError) in
-        stored = try transform(contents[key])
-        if let value = stored { try UserDefaultsBackend.checkStorable(value, forKey: key) }
-        contents[key] = stored
-        return [key]
-      })
-      changed.insert(key)
-      changesTakenIn(changed)
+      try underSaveLock { () throws(SettingsError) in
+        var changed = try saveLocked(updating: { contents throws(SettingsError) in
+          stored = try transform(contents[key])
+          if let value = stored { try UserDefaultsBackend.checkStorable(value, forKey: key) }
+          contents[key] = stored
+          return [key]
+        })
+        changed.insert(key)
+        return changed
+      }
       return stored
     }
 
@@ -261,31 +275,32 @@
     func updateValues<Result>(
       _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
     ) throws(SettingsError) -> Result {
-      saveLock.lock()
-      defer { saveLock.unlock() }
       var result: Result?
-      var updatedKeys: [String] = []
-      // Always read under the lock (see `saveLocked(rereads:updating:)`).
-      var changed = try saveLocked(
-        rereads: true,
-        updating: { contents throws(SettingsError) in
-          var updated = contents
-          result = try transform(&updated)
-          for key in Set(contents.keys).union(updated.keys) where contents[key] != updated[key] {
-            if let value = updated[key] {
-              try UserDefaultsBackend.checkStorable(value, forKey: key)
+      try underSaveLock { () throws(SettingsError) in
+        var updatedKeys: [String] = []
+        // Always read under the lock (see `saveLocked(rereads:updating:)`).
+        var changed = try saveLocked(
+          rereads: true,
+          updating: { contents throws(SettingsError) in
+            var updated = contents
+            result = try transform(&updated)
+            for key in Set(contents.keys).union(updated.keys)
+            where contents[key] != updated[key] {
+              if let value = updated[key] {
+                try UserDefaultsBackend.checkStorable(value, forKey: key)
+              }
+              updatedKeys.append(key)
             }
-            updatedKeys.append(key)
-          }
-          contents = updated
-          return updatedKeys
-        })
-      changed.formUnion(updatedKeys)
-      // Put what the update saw into `UserDefaults` too, and follow these keys from now on: a
-      // key left as corelibs loads it later (lazily, from a newer file) would look like a raw
-      // write at the next take-in, which would save that older value over other processes'.
-      pushCurrentValues(of: changed)
-      if !changed.isEmpty { changesTakenIn(changed) }
+            contents = updated
+            return updatedKeys
+          })
+        changed.formUnion(updatedKeys)
+        // Put what the update saw into `UserDefaults` too, and follow these keys from now on: a
+        // key left as corelibs loads it later (lazily, from a newer file) would look like a raw
+        // write at the next take-in, which would save that older value over other processes'.
+        pushCurrentValues(of: changed)
+        return changed
+      }
       guard let result else { preconditionFailure("saveLocked(updating:) calls its closure") }
       return result
     }
@@ -319,18 +334,13 @@
     /// Re-reads the file if another process changed it, without looking for raw `UserDefaults`
     /// writes (a file watch's event).
     func reloadFile() throws(SettingsError) {
-      saveLock.lock()
-      defer { saveLock.unlock() }
-      let changed = try reloadLocked()
-      if !changed.isEmpty { changesTakenIn(changed) }
+      try underSaveLock { () throws(SettingsError) in try reloadLocked() }
     }
 
     func reload() throws(SettingsError) {
-      saveLock.lock()
-      defer { saveLock.unlock() }
-      var changed = takeInUserDefaultsWrites()
-      changed.formUnion(try reloadLocked())
-      if !changed.isEmpty { changesTakenIn(changed) }
+      try underSaveLock { () throws(SettingsError) in
+        takeInUserDefaultsWrites().union(try reloadLocked())
+      }
     }
 
     /// What a save found and did under the file lock.

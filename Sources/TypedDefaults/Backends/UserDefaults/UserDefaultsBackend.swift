@@ -95,8 +95,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     let watch = Locked<FileWatcher?>(nil)
   #endif
 
+  /// What the backends on this domain in the process share: observers, and on Linux values.
+  let shared: SharedSuite
+
   #if !canImport(Darwin)
-    /// The suite's values and file.
+    /// The suite's values and file, shared with every backend on the suite in the process.
     let suite: SuiteFile
     /// The argument domain (`-key value` launch arguments), which overrides the suite's values.
     private let arguments: [String: PropertyListValue]
@@ -141,8 +144,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   /// Creates a backend over an existing `UserDefaults` instance.
   ///
-  /// On Linux, where the backend keeps the suite's file itself, create one backend per suite in
-  /// a process (two would save the same file independently, which is safe but wasteful).
+  /// Every backend on one suite in a process shares one state: its observers, and on Linux,
+  /// where the backend keeps the suite's file itself, its values and file, so that each backend
+  /// reads what any of them wrote and observers registered on one hear of writes through
+  /// another. The first backend's `userDefaults` and `flushDelay` are the ones used while any
+  /// backend on the suite lives.
   ///
   /// - Parameters:
   ///   - userDefaults: The instance to read and write.
@@ -160,17 +166,24 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.domainName = domainName
     let name = suiteName.map { "UserDefaults(suite: \($0))" } ?? "UserDefaults(standard)"
     self.name = name
+    #if canImport(Darwin)
+      let sharingKey = domainName
+    #else
+      let sharingKey = domainName + "\u{0}" + Self.fileURL(ofDomain: domainName).path
+    #endif
+    let shared = Self.sharedSuite(forKey: sharingKey) {
+      SharedSuite(
+        userDefaults: userDefaults, domainName: domainName, name: name, flushDelay: flushDelay)
+    }
+    self.shared = shared
     #if !canImport(Darwin)
-      let changes = ChangeHookBox()
-      suite = SuiteFile(
-        userDefaults: userDefaults, domainName: domainName, name: name, flushDelay: flushDelay,
-        changesTakenIn: { keys in changes.backend?.didTakeInChanges(forKeys: keys) })
+      suite = shared.file
       var arguments: [String: PropertyListValue] = [:]
       for (key, object) in userDefaults.volatileDomain(forName: UserDefaults.argumentDomain) {
         if let value = try? FoundationBridge.value(from: object) { arguments[key] = value }
       }
       self.arguments = arguments
-      changes.backend = self
+      shared.members.add(self)
       ExitHandlers.register(self) { [weak suite = self.suite] in
         suite?.flushReportingFailure(takingInUserDefaults: true)
       }
@@ -188,12 +201,6 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       if suite.hasUnsavedChanges { suite.flushReportingFailure(takingInUserDefaults: true) }
     }
 
-    /// The hook through which the backend reports values that changed because it took in other
-    /// processes' saved changes (at a save, ``reload()`` or ``synchronize()``), or raw
-    /// `UserDefaults` writes: called with the keys whose values changed, after the change,
-    /// holding no lock. Tells the backend's observers
-    /// (``SettingsBackend/reportChanges(forKeys:)``).
-    func didTakeInChanges(forKeys keys: Set<String>) { reportChanges(forKeys: keys) }
   #endif
 
   /// The file swift-corelibs-foundation keeps the domain in on Linux:
@@ -462,12 +469,3 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 }
-
-#if !canImport(Darwin)
-  /// A weak reference to the backend, so the suite's change hook doesn't keep it alive.
-  // @unchecked Sendable: `backend` is written once, in the backend's initializer, before the
-  // hook can run (the hook runs only from the backend's own methods).
-  private final class ChangeHookBox: @unchecked Sendable {
-    weak var backend: UserDefaultsBackend?
-  }
-#endif

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import TypedDefaults
+
+/// Tags making distinct 100-setting model types, one per measurement of a first instance.
+enum FirstInstance0 {}
+enum FirstInstance1 {}
+enum FirstInstance2 {}
+enum FirstInstance3 {}
+enum FirstInstance4 {}
+
+/// The figures of models: creating them, listing their settings, and reading through a scoped
+/// backend.
+extension Figures {
+  /// The first instance of a model type reflects over the type; measured once per type, on five
+  /// types, and the median reported.
+  func firstModelCreation() -> Figure {
+    let backend = InMemoryBackend()
+    let makers: [() -> Void] = [
+      { consume(HundredSettingsOf<FirstInstance0>(backend: backend)) },
+      { consume(HundredSettingsOf<FirstInstance1>(backend: backend)) },
+      { consume(HundredSettingsOf<FirstInstance2>(backend: backend)) },
+      { consume(HundredSettingsOf<FirstInstance3>(backend: backend)) },
+      { consume(HundredSettingsOf<FirstInstance4>(backend: backend)) },
+    ]
+    let samples = makers.map { make in
+      let start = DispatchTime.now().uptimeNanoseconds
+      make()
+      return Double(DispatchTime.now().uptimeNanoseconds - start)
+    }
+    return Figure(
+      name: "creating the first 100-setting model of its type: reflection, plan and binding (µs)",
+      ours: median(samples) / 1000, baseline: nil, target: nil, unit: "µs")
+  }
+
+  /// Every later instance reads its settings at the offsets its type's plan recorded.
+  func modelCreation() -> Figure {
+    let backend = InMemoryBackend()
+    consume(HundredSettings(backend: backend))
+    let nanoseconds = nanosecondsPerOperation(
+      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
+    ) { iterations in
+      for _ in 0..<iterations { consume(HundredSettings(backend: backend)) }
+    }
+    return Figure(
+      name: "creating a 100-setting model, after the first of its type (µs)",
+      ours: nanoseconds / 1000, baseline: nil, target: 20, unit: "µs")
+  }
+
+  /// A struct of 100 settings in ten nested groups, created after the first.
+  func groupCreation() -> Figure {
+    let backend = InMemoryBackend()
+    consume(HundredSettingsGroup(backend: backend))
+    let nanoseconds = nanosecondsPerOperation(
+      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
+    ) { iterations in
+      for _ in 0..<iterations { consume(HundredSettingsGroup(backend: backend)) }
+    }
+    return Figure(
+      name: "creating a 100-setting struct in 10 nested groups, after the first (µs)",
+      ours: nanoseconds / 1000, baseline: nil, target: 20, unit: "µs")
+  }
+
+  /// The floor under the two figures above: creating the same 100 settings with no model to
+  /// bind them (each setting's own storage and its part in Swift's Observation).
+  func settingsStorageOnly() -> Figure {
+    consume(HundredSettingsGroup())
+    let nanoseconds = nanosecondsPerOperation(
+      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
+    ) { iterations in
+      for _ in 0..<iterations { consume(HundredSettingsGroup()) }
+    }
+    return Figure(
+      name: "creating 100 @Setting properties alone, unbound: the floor of the figures above (µs)",
+      ours: nanoseconds / 1000, baseline: nil, target: nil, unit: "µs")
+  }
+
+  /// `allSettings` of a struct group lists its settings from its type's plan on every call.
+  func groupAllSettings() -> Figure {
+    let group = HundredSettingsGroup(backend: InMemoryBackend())
+    precondition(group.allSettings.count == 100)
+    let nanoseconds = nanosecondsPerOperation(
+      repeats: effort.repeats, iterations: max(100, effort.iterations / 2000)
+    ) { iterations in
+      for _ in 0..<iterations { consume(group.allSettings) }
+    }
+    return Figure(
+      name: "allSettings of a 100-setting struct in 10 nested groups (µs)",
+      ours: nanoseconds / 1000, baseline: nil, target: 20, unit: "µs")
+  }
+
+  /// A `@Setting` Int read through `backend.scoped(to:)` against a read of the same stored key
+  /// on the backend itself (a model declaring the prefix), both measured in this run: what the
+  /// view costs, apart from the longer key.
+  func scopedRead(on kind: String) throws -> Figure {
+    let prefix = "com.example.sdk."
+    let backend: any SettingsBackend
+    var cleanup: () -> Void = {}
+    switch kind {
+    case "UserDefaultsBackend":
+      let suite = "TypedDefaultsBenchmarks.scoped.\(ProcessInfo.processInfo.processIdentifier)"
+      let defaults = UserDefaultsBackend(suiteName: suite)
+      cleanup = { ChildProcesses.removeSuite(defaults) }
+      backend = defaults
+    default:
+      backend = InMemoryBackend()
+    }
+    defer { cleanup() }
+    try backend.setValue(42, forKey: prefix + "count")
+    let plain = PrefixedBenchSettings(backend: backend)
+    let scoped = BenchSettings(backend: backend.scoped(to: prefix))
+    precondition(scoped.count == 42 && plain.count == 42)
+    let iterations = kind == "UserDefaultsBackend" ? effort.iterations / 10 : effort.iterations
+    let (ours, raw) = compare(
+      repeats: effort.repeats, iterations: iterations,
+      ours: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= scoped.count }
+        consume(sum)
+      },
+      baseline: { iterations in
+        var sum = 0
+        for _ in 0..<iterations { sum &+= plain.count }
+        consume(sum)
+      })
+    return Figure(
+      name: "@Setting Int read through a scoped view, \(kind) (baseline: the same key, unscoped)",
+      ours: ours, baseline: raw, target: 1.2, unit: "ns")
+  }
+}
+
+/// ``BenchSettings``' `count` under the prefix the scoped-read figure's view adds.
+struct PrefixedBenchSettings: SettingsGroup {
+  static let keyPrefix = "com.example.sdk."
+  @Setting var count = 0
+}

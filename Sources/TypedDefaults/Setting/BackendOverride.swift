@@ -1,0 +1,93 @@
+import Synchronization
+
+/// The backend every setting reads and writes in the current task, in place of its own: the
+/// mechanism behind the test isolation of the `TypedDefaultsTesting` product
+/// (`SettingsTesting.withBackend(_:operation:)`).
+///
+/// The override is a task-local value, so it holds for the task that installed it and every
+/// child task and `Task {}` it starts (they inherit task-local values), and for no other task:
+/// tests running in parallel each see their own. `Task.detached`, a Dispatch queue or a thread
+/// started inside the scope do not inherit it and use the settings' own backends.
+///
+/// Reading a task-local value costs about 30 ns, as much as a whole setting read, so a setting
+/// first checks a process-wide flag, set the first time any override is installed and never
+/// cleared (a task started in a scope may outlive it and must still see the override). A
+/// process that never installs one, every app, pays one relaxed atomic load per read (a plain load
+/// on systems without `Atomic`).
+@usableFromInline
+package enum BackendOverride {
+  /// The backend that replaces every setting's own in this task, if any.
+  @usableFromInline @TaskLocal package static var current: (any SettingsBackend)?
+
+  /// Whether an override may be installed in some task: `false` until the first override.
+  ///
+  /// - Parameter flag: The process's ``InstalledFlag`` (`installedFlag`), which each setting
+  ///   keeps a reference to: loading it from a field costs less than a global's lazy-init check.
+  @inlinable
+  package static func mayBeActive(_ flag: (any AnyObject & Sendable)?) -> Bool {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+      return unsafeDowncast(flag.unsafelyUnwrapped, to: InstalledFlag.self).isSet
+    }
+    return legacyInstalledFlag
+  }
+
+  /// Runs `operation` with `backend` replacing every setting's backend in this task and the
+  /// tasks it starts.
+  package static func withBackend<Result>(
+    _ backend: any SettingsBackend,
+    operation: () throws -> Result
+  ) rethrows -> Result {
+    markInstalled()
+    return try $current.withValue(backend, operation: operation)
+  }
+
+  /// Runs `operation` with `backend` replacing every setting's backend in this task and the
+  /// tasks it starts.
+  package static func withBackend<Result>(
+    _ backend: any SettingsBackend,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+  ) async rethrows -> Result {
+    markInstalled()
+    return try await $current.withValue(backend, operation: operation, isolation: isolation)
+  }
+
+  static func markInstalled() {
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+      unsafeDowncast(installedFlag.unsafelyUnwrapped, to: InstalledFlag.self).set()
+    } else {
+      legacyInstalledFlag = true
+    }
+  }
+}
+
+/// The flag behind ``BackendOverride/mayBeActive``, in a class because `Atomic` needs a fixed
+/// address and, on Apple platforms, a system that has it.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@usableFromInline
+final class InstalledFlag: Sendable {
+  @usableFromInline let flag = Atomic<Bool>(false)
+
+  @inlinable
+  var isSet: Bool { flag.load(ordering: .relaxed) }
+
+  func set() { flag.store(true, ordering: .relaxed) }
+}
+
+/// The one ``InstalledFlag`` of the process (`nil` only on systems without `Atomic`).
+@usableFromInline
+let installedFlag: (any AnyObject & Sendable)? = {
+  if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+    return InstalledFlag()
+  }
+  return nil
+}()
+
+/// The flag on systems without `Atomic` (macOS 13 and 14, iOS 16 and 17 and their
+/// contemporaries): a plain Boolean.
+// nonisolated(unsafe): written once, from false to true, by the task installing the first
+// override, before it sets the task-local value; that task, and every child task (created after
+// the store, which orders it after the store), reads true. A reader on another thread that still
+// sees false runs in a task with no override, for which false is the right answer. Used only where
+// `Atomic` is unavailable; the sanitizer runs on Linux, which uses the atomic flag.
+@usableFromInline nonisolated(unsafe) var legacyInstalledFlag = false

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Checks stored bytes before they reach `NSKeyedUnarchiver`: a keyed archive is a binary
+/// property list, and Foundation's unarchiver must only ever see one that the library's own
+/// reader has read and whose every class is one the setting declared.
+///
+/// On Linux, swift-corelibs-foundation stops the process (`fatalError`) when a secure unarchiver
+/// meets an object of a class its caller didn't allow (measured with Swift 6.3.1), and Apple's
+/// raises an Objective-C exception for some malformed archives, which Swift can't catch. So
+/// nothing is handed over that could make either do so:
+///
+/// - the bytes must be a binary property list our ``BinaryPropertyListReader`` reads (it refuses
+///   cycles, sets, bad offsets and values past its limits);
+/// - the root must be a keyed archive: `$archiver` `NSKeyedArchiver`, `$objects` starting with
+///   `$null`, `$top.root` a reference into `$objects`;
+/// - every reference (`CF$UID`) anywhere must point into `$objects`;
+/// - every object's `$class` must point at a class description (`$classname`, `$classes`) whose
+///   name is one of the allowed classes;
+/// - an object that has a class may be referred to only as the root, unless more classes than
+///   the root's are allowed: a nested `decodeObject(of:forKey:)` that met an object of an
+///   unexpected class would stop the process on Linux.
+enum KeyedArchiveCheck {
+  /// Why `data` can't be handed to `NSKeyedUnarchiver` for `allowedClassNames`, or `nil` if it
+  /// can.
+  ///
+  /// - Parameters:
+  ///   - data: The stored bytes.
+  ///   - allowedClassNames: `NSStringFromClass` of each class the archive may contain; the
+  ///     first is the root's.
+  /// - Returns: A one-line reason, or `nil`.
+  static func problem(in data: Data, allowedClassNames: [String]) -> String? {
+    guard data.starts(with: Array("bplist00".utf8)) else {
+      return "not a keyed archive (a keyed archive is a binary property list)"
+    }
+    let root: PropertyListValue
+    do {
+      root = try BinaryPropertyListReader.read(data, path: "archive").root
+    } catch {
+      return "not a readable binary property list: \(error.reason)"
+    }
+    guard case .dictionary(let archive) = root,
+      archive["$archiver"] == .string("NSKeyedArchiver"),
+      case .array(let objects)? = archive["$objects"], objects.first == .string("$null"),
+      case .dictionary(let top)? = archive["$top"], let rootIndex = uid(top["root"])
+    else { return "not a keyed archive ($archiver, $objects or $top.root missing)" }
+    guard objects.indices.contains(rootIndex), rootIndex != 0 else {
+      return "the archive's root refers to no object"
+    }
+    let allowed = Set(allowedClassNames)
+    var classBearing: Set<Int> = []
+    var references: [Int] = []
+    for (index, object) in objects.enumerated() {
+      guard case .dictionary(let fields) = object else {
+        collectReferences(in: object, into: &references)
+        continue
+      }
+      for (key, value) in fields {
+        if key == "$class" {
+          guard let classIndex = uid(value), objects.indices.contains(classIndex),
+            case .dictionary(let description) = objects[classIndex],
+            case .string(let name)? = description["$classname"],
+            case .array? = description["$classes"]
+          else { return "object \(index) has no valid class description" }
+          guard allowed.contains(name) else {
+            return "the archive holds an object of class \(name), which the setting does not allow"
+          }
+          classBearing.insert(index)
+        } else {
+          collectReferences(in: value, into: &references)
+        }
+      }
+    }
+    for reference in references where !objects.indices.contains(reference) {
+      return "a reference points past the archive's \(objects.count) objects"
+    }
+    guard classBearing.contains(rootIndex) else { return "the archive's root has no class" }
+    if allowed.count == 1 {
+      if classBearing.count > 1 || references.contains(rootIndex) {
+        return "the archive holds objects nested where the setting allows only its root class"
+      }
+    }
+    return nil
+  }
+
+  /// The index a keyed-archiver reference (`["CF$UID": n]`) holds.
+  private static func uid(_ value: PropertyListValue?) -> Int? {
+    guard case .dictionary(let entry)? = value, entry.count == 1,
+      case .integer(let index)? = entry["CF$UID"]
+    else { return nil }
+    return Int(exactly: index.int64Value ?? -1).flatMap { $0 >= 0 ? $0 : nil }
+  }
+
+  private static func collectReferences(in value: PropertyListValue, into references: inout [Int]) {
+    if let index = uid(value) {
+      references.append(index)
+      return
+    }
+    switch value {
+    case .array(let elements):
+      for element in elements { collectReferences(in: element, into: &references) }
+    case .dictionary(let entries):
+      for entry in entries.values { collectReferences(in: entry, into: &references) }
+    default:
+      break
+    }
+  }
+}

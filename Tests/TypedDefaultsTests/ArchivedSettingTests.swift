@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+
+@testable import TypedDefaults
+@testable import TypedDefaultsTesting
+
+/// Another secure-coding class: what a substituted archive holds (top-level, as Foundation on
+/// Linux archives only top-level classes).
+final class ArchivedIntruder: NSObject, NSSecureCoding, Sendable {
+  static var supportsSecureCoding: Bool { true }
+  let name: String
+
+  init(name: String) { self.name = name }
+
+  func encode(with coder: NSCoder) { coder.encode(name as NSString, forKey: "name") }
+
+  init?(coder: NSCoder) {
+    guard let name = coder.decodeObject(of: NSString.self, forKey: "name") else { return nil }
+    self.name = name as String
+  }
+}
+
+/// An object holding another archived object, which it declares.
+final class ArchivedPlaylist: NSObject, NSSecureCoding, ArchivedObjectClasses, Sendable {
+  static var supportsSecureCoding: Bool { true }
+  static var classesInArchive: [AnyClass] { [ArchivedSample.self] }
+  let title: String
+  let first: ArchivedSample
+
+  init(title: String, first: ArchivedSample) {
+    self.title = title
+    self.first = first
+  }
+
+  func encode(with coder: NSCoder) {
+    coder.encode(title as NSString, forKey: "title")
+    coder.encode(first, forKey: "first")
+  }
+
+  init?(coder: NSCoder) {
+    guard let title = coder.decodeObject(of: NSString.self, forKey: "title"),
+      let first = coder.decodeObject(
+        of: [ArchivedPlaylist.self, ArchivedSample.self], forKey: "first")
+        as? ArchivedSample
+    else { return nil }
+    self.title = title as String
+    self.first = first
+  }
+}
+
+private struct AccountSettings: SettingsGroup {
+  @Setting var token: Archived<ArchivedSample>?
+  @Setting var fallback = Archived(ArchivedSample(name: "default", count: 0))
+  @Setting var playlist: Archived<ArchivedPlaylist>?
+}
+
+private func archive(_ object: NSObject) throws -> Data {
+  try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: true)
+}
+
+/// `Archived`: `NSSecureCoding` objects stored as keyed archives, decoded only as the declared
+/// classes, with hostile bytes refused before `NSKeyedUnarchiver` sees them.
+@Suite struct ArchivedSettingTests {
+  @Test(arguments: BackendFactory.all)
+  func anArchivedObjectIsStoredAsTheDataNSKeyedArchiverWritesAndReadsBack(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withInstance { instance in
+      let settings = AccountSettings(backend: instance.backend)
+      settings.token = Archived(ArchivedSample(name: "Ann – 日本", count: 42))
+      let stored = try #require(instance.backend.value(forKey: "token")?.dataValue)
+      // The bytes are an ordinary secure keyed archive: Foundation reads them directly.
+      let direct = try NSKeyedUnarchiver.unarchivedObject(
+        ofClass: ArchivedSample.self, from: stored)
+      #expect(direct?.name == "Ann – 日本")
+      let reloaded = AccountSettings(backend: try instance.reload())
+      #expect(reloaded.token?.object.name == "Ann – 日本")
+      #expect(reloaded.token?.object.count == 42)
+      settings.token = nil
+      #expect(instance.backend.value(forKey: "token") == nil)
+    }
+  }
+
+  @Test func dataAnObjectiveCAppArchivedReads() throws {
+    let backend = InMemoryBackend([
+      "token": .data(try archive(ArchivedSample(name: "legacy", count: 7)))
+    ])
+    #expect(AccountSettings(backend: backend).token?.object.name == "legacy")
+  }
+
+  @Test(arguments: BackendFactory.all)
+  func aSubstitutedArchiveOfAnotherClassIsRefused(_ factory: BackendFactory) async throws {
+    try await factory.withBackend { backend in
+      let substituted = try archive(ArchivedIntruder(name: "evil"))
+      try backend.setValue(.data(substituted), forKey: "token")
+      try backend.setValue(.data(substituted), forKey: "fallback")
+      let (read, diagnostics) = collectingDiagnostics { () -> (ArchivedSample?, ArchivedSample) in
+        let settings = AccountSettings(backend: backend)
+        return (settings.token?.object, settings.fallback.object)
+      }
+      #expect(read.0 == nil)
+      #expect(read.1.name == "default")
+      #expect(diagnostics.count == 2)
+      for diagnostic in diagnostics {
+        #expect(diagnostic.kind == .typeMismatch)
+        #expect(diagnostic.message.contains("ArchivedIntruder"))
+        #expect(diagnostic.message.contains("does not allow"))
+      }
+      #expect(backend.value(forKey: "token") == .data(substituted))
+    }
+  }
+
+  @Test func anObjectWithADeclaredNestedClassRoundTrips() throws {
+    let settings = AccountSettings(backend: InMemoryBackend())
+    settings.playlist = Archived(
+      ArchivedPlaylist(title: "Mix", first: ArchivedSample(name: "one", count: 1)))
+    #expect(settings.playlist?.object.title == "Mix")
+    #expect(settings.playlist?.object.first.name == "one")
+  }
+
+  #if !canImport(Darwin)
+    private final class Hidden: NSObject, NSSecureCoding, Sendable {
+      static var supportsSecureCoding: Bool { true }
+      func encode(with coder: NSCoder) {}
+      init?(coder: NSCoder) {}
+      override init() {}
+    }
+
+    @Test func aClassFoundationOnLinuxCannotNameIsAWriteErrorNotACrash() throws {
+      let setting = Setting<Archived<Hidden>?>("hidden", default: nil, backend: InMemoryBackend())
+      let error = #expect(throws: SettingsError.self) { try setting.set(Archived(Hidden())) }
+      #expect(error?.code == .valueNotRepresentable)
+      #expect(error?.reason.contains("top-level class") == true)
+      #expect(!setting.hasStoredValue)
+    }
+  #endif
+
+  // MARK: - Hostile and malformed bytes
+
+  /// A valid archive of `ArchivedSample`, as a property list to take apart.
+  private static func sampleArchive() throws -> [String: PropertyListValue] {
+    let data = try archive(ArchivedSample(name: "a", count: 3))
+    return try #require(PropertyListFile.decode(data).root.dictionaryValue)
+  }
+
+  /// A valid archive of `ArchivedSample` with one field of its root object (object 1) replaced.
+  private static func sampleWithRootField(
+    _ field: String, set value: PropertyListValue
+  ) throws
+    -> PropertyListValue
+  {
+    var archive = try sampleArchive()
+    var objects = try #require(archive["$objects"]?.arrayValue)
+    var object = try #require(objects[1].dictionaryValue)
+    object[field] = value
+    objects[1] = .dictionary(object)
+    archive["$objects"] = .array(objects)
+    return .data(try encodeBinary(.dictionary(archive)))
+  }
+
+  /// A binary property list of `value`, with `["CF$UID": n]` written as real keyed-archiver
+  /// references: through XML, where Foundation reads that form as a reference.
+  private static func encodeBinary(_ value: PropertyListValue) throws -> Data {
+    let xml = try PropertyListSerialization.data(
+      fromPropertyList: FoundationBridge.object(from: value), format: .xml, options: 0)
+    let object = try PropertyListSerialization.propertyList(from: xml, format: nil)
+    return try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+  }
+
+  static let malformed: [(String, @Sendable () throws -> PropertyListValue, String)] = [
+    ("empty data", { .data(Data()) }, "not a keyed archive"),
+    ("garbage bytes", { .data(Data([0xDE, 0xAD, 0xBE, 0xEF, 1, 2, 3])) }, "not a keyed archive"),
+    ("a string", { "not data" }, "holds a string"),
+    (
+      "a truncated archive",
+      { .data(try archive(ArchivedSample(name: "a", count: 3)).dropLast(20)) }, "not a readable"
+    ),
+    (
+      "a binary plist that is not an archive", { .data(try encodeBinary(["a": 1])) },
+      "not a keyed archive"
+    ),
+    (
+      "an XML archive",
+      {
+        .data(
+          try PropertyListSerialization.data(
+            fromPropertyList: FoundationBridge.object(from: .dictionary(try sampleArchive())),
+            format: .xml, options: 0))
+      }, "binary property list"
+    ),
+    (
+      "a reference past the objects",
+      {
+        try sampleWithRootField("name", set: ["CF$UID": 9_999])
+      }, "points past"
+    ),
+    (
+      "a nested reference to the root object",
+      {
+        // Decoding "name" as NSString would meet an ArchivedSample: corelibs stops the process.
+        try sampleWithRootField("name", set: ["CF$UID": 1])
+      }, "allows only its root class"
+    ),
+    (
+      "a class description that is not one",
+      {
+        try sampleWithRootField("$class", set: ["CF$UID": 2])  // the string "a"
+      }, "no valid class description"
+    ),
+    (
+      "no root",
+      {
+        var archive = try sampleArchive()
+        archive["$top"] = [:]
+        return .data(try encodeBinary(.dictionary(archive)))
+      }, "not a keyed archive"
+    ),
+    (
+      "a root of the wrong type field",
+      {
+        try sampleWithRootField("name", set: 12)
+      }, "could not decode"
+    ),
+  ]
+
+  @Test(arguments: 0..<malformed.count)
+  func aMalformedArchiveIsTheDefaultWithADiagnosticNeverACrash(_ index: Int) throws {
+    let (name, make, reason) = Self.malformed[index]
+    let stored = try make()
+    let backend = InMemoryBackend(["token": stored])
+    let (read, diagnostics) = collectingDiagnostics { AccountSettings(backend: backend).token }
+    #expect(read == nil, "\(name)")
+    let diagnostic = try #require(diagnostics.first, "\(name)")
+    #expect(diagnostic.message.contains(reason), "\(name): \(diagnostic.message.prefix(300))")
+    #expect(backend.value(forKey: "token") == stored)
+  }
+
+  @Test func everySingleByteCorruptionOfAnArchiveReadsAsTheObjectOrTheDefault() throws {
+    let original = try archive(ArchivedSample(name: "sample", count: 12))
+    var decodedAsOriginal = 0
+    var refused = 0
+    for position in original.indices {
+      for mask: UInt8 in [0x01, 0x80, 0xFF] {
+        var bytes = original
+        bytes[position] ^= mask
+        let value = SettingsDiagnostics.withHandler({ _ in }) {
+          Archived<ArchivedSample>(propertyListValue: .data(bytes))
+        }
+        if let value {
+          // A corruption that still decodes gives an ArchivedSample, never another class.
+          #expect(type(of: value.object) == ArchivedSample.self)
+          if value.object.name == "sample" && value.object.count == 12 { decodedAsOriginal += 1 }
+        } else {
+          refused += 1
+        }
+      }
+    }
+    #expect(refused > 0)
+    #expect(decodedAsOriginal + refused <= original.count * 3)
+  }
+}
