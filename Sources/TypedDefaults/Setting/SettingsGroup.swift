@@ -24,8 +24,9 @@
 ///
 /// A group can be a stored property of a model (a ``SettingsModel`` subclass or another group):
 /// a plain stored property, no wrapper. Reflection finds it with its parent, and its settings are
-/// the parent's too: in ``allSettings`` (with a ``SettingDescriptor/propertyPath`` such as
-/// `playback.volume`), in ``snapshot()`` and in ``resetAll()``. Groups nest to any depth.
+/// the parent's too: in ``SettingsContainer/allSettings`` (with a
+/// ``SettingDescriptor/propertyPath`` such as `playback.volume`), in ``snapshot()`` and in
+/// ``resetAll()``. Groups nest to any depth.
 ///
 /// ```swift
 /// struct PlaybackSettings: SettingsGroup {
