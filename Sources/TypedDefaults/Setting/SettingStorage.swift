@@ -156,9 +156,17 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// installed for this task, otherwise the setting's own.
   @inlinable
   var boundBackend: any SettingsBackend {
-    if let override = overridingBackend { return override }
+    if let override = overridingBackend { return overriding(override) }
     if let backend { return backend }
     unbound()
+  }
+
+  /// A test's backend as this setting sees it: scoped as the setting's own backend is, so that
+  /// what goes through ``Setting/backend`` (imports, observation) uses the keys the setting
+  /// reads (`targetKey`).
+  @usableFromInline
+  func overriding(_ override: any SettingsBackend) -> any SettingsBackend {
+    BackendOverride.seen(through: backend, override)
   }
 
   /// The backend reads and writes go to (see `target`).
@@ -293,8 +301,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         if reportsWrites { reportWrite() }
       }
     } catch {
-      // Through a scoped view, the error names the key as the setting knows it.
-      throw error.naming(key, insteadOf: targetKey)
+      throw writeError(error)
     }
   }
 
@@ -358,6 +365,19 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       ? "The secret value can't be stored as a property list (details withheld)"
       : (error as? SettingsError)?.reason ?? CodingErrors.describe(error)
     return SettingsError(.valueNotRepresentable, key: key, reason: reason)
+  }
+
+  /// A backend's refusal of a write, as the setting reports it: naming the key as the setting
+  /// knows it (not a scoped view's base key), and for a secret without the backend's reason,
+  /// which may quote the value (a dictionary's keys, a string's characters).
+  @usableFromInline
+  func writeError(_ error: SettingsError) -> SettingsError {
+    if isSecret {
+      return SettingsError(
+        error.code, path: error.path, key: key,
+        reason: "The backend refused the secret value (details withheld)")
+    }
+    return error.naming(key, insteadOf: targetKey)
   }
 
   @usableFromInline
