@@ -185,7 +185,6 @@
 
 /// Creates a setting's ``SettingObservable`` where the platform has Observation (or reuses one
 /// of a setting that is gone, see ``SettingObservablePool``).
-@usableFromInline
 func makeSettingObservable() -> AnyObject? {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {

@@ -15,9 +15,10 @@ import Foundation
 /// stored value and reuses the conversion only if it is the same value (the same storage, which
 /// makes the comparison immediate, or equal contents), so the cache can never serve a value some
 /// other writer replaced.
-// @unchecked Sendable: `key`, `propertyName`, `backend`, `target`, `targetKey`, `cellBackend`
-// and `cell` are written only by `bind`, which runs while the owning model is being initialized,
-// before the model can be shared with another thread; afterwards they are only read. `conversion` and `lastReportedMismatch` are behind `slowLock`.
+// @unchecked Sendable: `key`, `propertyName`, `backend`, `target`, `targetKey`, `cellBackend`,
+// `cell` and `observable` are written only by `bind`, which runs while the owning model is being
+// initialized, before the model can be shared with another thread; afterwards they are only read.
+// `conversion` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// The declared default; `nil` only for a default computed at read time (`makeDefault`).
@@ -61,11 +62,13 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// `true` for a backend that doesn't publish its own changes (one written outside the library).
   @exclusivity(unchecked) @usableFromInline private(set) var reportsWrites = false
   /// The setting's part in Swift's Observation (a ``SettingObservable``), where the platform has
-  /// it; written once, in `init`.
-  @usableFromInline let observable: AnyObject?
+  /// it; taken when the setting is first attached (a setting with no backend can't be read, so
+  /// it needs none).
+  @exclusivity(unchecked) private(set) var observable: AnyObject?
   /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
   /// release around every read would cost more than the rest of the check.
-  @usableFromInline let observablePointer: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) @usableFromInline private(set) var observablePointer:
+    UnsafeMutableRawPointer?
   /// The process's flag saying whether a test's backend override was ever installed
   /// (``BackendOverride``), kept here so that checking it is one load from the storage.
   @usableFromInline let overrideFlag: (any AnyObject & Sendable)? = installedFlag
@@ -101,8 +104,6 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     case .array?, .dictionary?: storesContainers = true
     default: storesContainers = false
     }
-    observable = makeSettingObservable()
-    observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
     if let backend { attach(ownBackend: backend) }
   }
 
@@ -147,6 +148,10 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     self.target = binding.target
     self.targetKey = binding.targetPrefix.isEmpty ? key : binding.targetPrefix + key
     reportsWrites = binding.reportsWrites
+    if observable == nil, let taken = makeSettingObservable() {
+      observable = taken
+      observablePointer = Unmanaged.passUnretained(taken).toOpaque()
+    }
     if let observable {
       bindSettingObservable(observable, backend: binding.target, key: targetKey)
     }
