@@ -17,6 +17,7 @@
 //   SettingsProbe layered <data.plist path> save-loop  (saves state 0, 1, 2… until killed,
 //     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
 //   SettingsProbe layered <data.plist path> save-each <key> <kind>:<value>…  (see WatchModes.swift)
+//   SettingsProbe <backend> <location> migrate-count go  (see MigrationModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -71,6 +72,7 @@ do {
   default:
     fail("unknown backend '\(kind)'")
   }
+  if try runMigrationMode(command, backend) { exit(0) }  // see MigrationModes.swift
   switch command {
   case "set-nosave":
     guard arguments.count == 5 else { fail("set-nosave needs a value") }

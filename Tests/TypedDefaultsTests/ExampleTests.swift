@@ -120,7 +120,7 @@ import Testing
     let player = Process()
     player.executableURL = TestPaths.productsDirectory.appendingPathComponent(
       "UserDefaultsModelDemo")
-    player.arguments = ["--suite", suite, "--watch", "--timeout", "60"]
+    player.arguments = ["--suite", suite, "--watch", "--timeout", "300"]
     player.environment = environment
     let output = Pipe()
     player.standardOutput = output

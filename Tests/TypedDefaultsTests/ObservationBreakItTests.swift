@@ -690,7 +690,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     let player = Process()
     player.executableURL = TestPaths.productsDirectory.appendingPathComponent(
       "UserDefaultsModelDemo")
-    player.arguments = ["--suite", suite, "--watch", "--timeout", "30"]
+    player.arguments = ["--suite", suite, "--watch", "--timeout", "300"]
     player.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     player.standardOutput = output

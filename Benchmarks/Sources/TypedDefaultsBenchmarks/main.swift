@@ -84,6 +84,7 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("read-scoped-userdefaults", one { try figures.scopedRead(on: "UserDefaultsBackend") }),
   ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
   ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
+  ("import-model-layered", one(figures.importTenThousandKeys)),
 ]
 
 func formatted(_ value: Double) -> String {

@@ -1,7 +1,7 @@
 /// One setting of a model, as discovered by reflection: its name, key, type and default, and a
 /// live view of what the backend holds for it.
 ///
-/// Get them from ``SettingsModel/allSettings`` or ``SettingsGroup/allSettings``:
+/// Get them from ``SettingsModel/allSettings`` or ``SettingsContainer/allSettings``:
 ///
 /// ```swift
 /// for setting in settings.allSettings {
@@ -70,7 +70,8 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
     let state = setting.currentState
     let marker: String
     if let stored = state.stored, state.readsDefault {
-      marker = " (default; the stored \(stored.kind) \(stored) can't be read)"
+      let shown = setting.isSecret ? "" : " \(stored)"
+      marker = " (default; the stored \(stored.kind)\(shown) can't be read)"
     } else {
       marker = state.readsDefault ? " (default)" : ""
     }

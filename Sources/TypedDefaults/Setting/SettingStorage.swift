@@ -61,6 +61,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// Whether writes through the setting must report themselves to the backend's observers:
   /// `true` for a backend that doesn't publish its own changes (one written outside the library).
   @exclusivity(unchecked) @usableFromInline private(set) var reportsWrites = false
+  /// Whether the value is secret: left out of diagnostics and errors (see `Setting+Secret.swift`).
+  /// Set once, by a secret initializer of ``Setting``, before the setting can be shared.
+  @exclusivity(unchecked) private(set) var isSecret = false
   /// The setting's part in Swift's Observation (a ``SettingObservable``), where the platform has
   /// it; taken when the setting is first attached (a setting with no backend can't be read, so
   /// it needs none).
@@ -357,11 +360,18 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     if reportsWrites { reportWrite() }
   }
 
+  /// Marks the setting secret (see ``isSecret``).
+  func markSecret() { isSecret = true }
+
   // MARK: - Slow paths
 
   @usableFromInline
   func representationError(_ error: any Error) -> SettingsError {
-    let reason = (error as? SettingsError)?.reason ?? CodingErrors.describe(error)
+    // An encoder's message may quote the value: a secret's is withheld.
+    let reason =
+      isSecret
+      ? "The secret value can't be stored as a property list (details withheld)"
+      : (error as? SettingsError)?.reason ?? CodingErrors.describe(error)
     return SettingsError(.valueNotRepresentable, key: key, reason: reason)
   }
 
@@ -373,17 +383,20 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     slowLock.unlock()
     guard isNew else { return }
     let backend = boundBackend
-    let why = Value.readFailureReason(for: stored).map { " (\($0))" } ?? ""
+    // A secret's stored value, reason (which may quote it) and default are left out.
+    let why = isSecret ? nil : Value.readFailureReason(for: stored).map { " (\($0))" }
+    let shown = isSecret ? "" : " (\(stored))"
+    let fallback = isSecret ? "" : " (\(ValueDescription.of(defaultValue)))"
     SettingsDiagnostics.report(
       SettingsDiagnostic(
         kind: .typeMismatch,
         key: key,
         backend: backend.name,
         expectedType: Value.typeName,
-        storedValue: stored,
-        message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind)) "
-          + "(\(stored)) that can't be read as \(Value.typeName)\(why); using the default "
-          + "(\(ValueDescription.of(defaultValue))) and leaving the stored value untouched"
+        storedValue: isSecret ? nil : stored,
+        message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind))"
+          + "\(shown) that can't be read as \(Value.typeName)\(why ?? ""); using the default"
+          + "\(fallback) and leaving the stored value untouched"
       )
     )
   }

@@ -24,8 +24,9 @@
 ///
 /// A group can be a stored property of a model (a ``SettingsModel`` subclass or another group):
 /// a plain stored property, no wrapper. Reflection finds it with its parent, and its settings are
-/// the parent's too: in ``allSettings`` (with a ``SettingDescriptor/propertyPath`` such as
-/// `playback.volume`), in ``snapshot()`` and in ``resetAll()``. Groups nest to any depth.
+/// the parent's too: in ``SettingsContainer/allSettings`` (with a
+/// ``SettingDescriptor/propertyPath`` such as `playback.volume`), in ``snapshot()`` and in
+/// ``resetAll()``. Groups nest to any depth.
 ///
 /// ```swift
 /// struct PlaybackSettings: SettingsGroup {
@@ -43,7 +44,7 @@
 /// A nested group's keys take its type's ``keyPrefix`` if it declares one, and otherwise its
 /// property's name and a dot (`playback.`), after the prefixes of the models around it. A group
 /// property must be a struct stored directly (not an optional, an array or a computed property).
-public protocol SettingsGroup {
+public protocol SettingsGroup: SettingsContainer {
   /// Creates the group with every setting at its declared default, not yet attached to a backend.
   /// The synthesized memberwise initializer of a struct whose properties all have defaults
   /// satisfies this requirement.
@@ -83,7 +84,7 @@ extension SettingsGroup {
   }
 
   /// The current value of every setting, by key, as property lists. Optional settings that read
-  /// `nil` are left out.
+  /// `nil` and secret settings (``Setting/isSecret``) are left out.
   ///
   /// - Returns: A dictionary suitable for export or display.
   public func snapshot() -> [String: PropertyListValue] {

@@ -95,7 +95,7 @@ open class SettingsModel: @unchecked Sendable {
   }
 
   /// The current value of every setting, by key, as property lists. Optional settings that read
-  /// `nil` are left out.
+  /// `nil` and secret settings (``Setting/isSecret``) are left out.
   ///
   /// - Returns: A dictionary suitable for export or display.
   public func snapshot() -> [String: PropertyListValue] {

@@ -28,6 +28,10 @@ protocol SettingProperty: Sendable {
   var key: String { get }
   var valueType: any SettingValue.Type { get }
   var defaultPropertyListValue: PropertyListValue? { get }
+  /// Whether the value is secret (`Setting+Secret.swift`).
+  var isSecret: Bool { get }
+  /// The backend the setting reads and writes (valid once bound).
+  var backend: any SettingsBackend { get }
   var storedPropertyListValue: PropertyListValue? { get }
   /// Reads the backend once and describes what the setting shows.
   var currentState: SettingState { get }
@@ -65,7 +69,7 @@ extension Setting: SettingProperty {
     return SettingState(
       stored: stored,
       value: try? current.propertyListValue(),
-      description: ValueDescription.of(current),
+      description: isSecret ? SecretRedaction.placeholder : ValueDescription.of(current),
       readsDefault: stored.map { Value(propertyListValue: $0) == nil } ?? true
     )
   }
@@ -128,7 +132,7 @@ enum SettingsReflection {
   /// The current value of every setting that has one, by key.
   static func snapshot(of settings: [SettingDescriptor]) -> [String: PropertyListValue] {
     var result: [String: PropertyListValue] = [:]
-    for descriptor in settings {
+    for descriptor in settings where !descriptor.isSecret {
       if let value = descriptor.value { result[descriptor.key] = value }
     }
     return result

@@ -29,7 +29,7 @@ extension LayeredPlistStore {
   ///   (permissions). The file is left as it was, and the changes stay in memory with
   ///   ``hasUnsavedChanges`` true, so a later save can succeed.
   public func save() throws(SettingsError) {
-    try save(updating: { _ in nil })
+    try save(updating: { _ in [] })
   }
 
   /// Changes a key's value in `data.plist` from the value the file holds now, and saves, as one
@@ -64,20 +64,24 @@ extension LayeredPlistStore {
     try save(updating: { contents throws(SettingsError) in
       stored = try self.storable(transform(contents[key]), forKey: key, in: .persistent)
       contents[key] = stored
-      return key
+      return [key]
     })
     return stored
   }
 
   /// Saves, after `update` changes the merged contents under the file lock (see
-  /// ``update(forKey:_:)``) and returns the key it changed, if any.
-  private func save(
-    updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> String?
+  /// ``update(forKey:_:)`` and ``updateValues(_:)``) and returns the keys it changed.
+  /// `rereads` reads the file under the lock even if its identity looks unchanged: a file
+  /// replaced within the clock's granularity by one of the same size can reuse the inode number
+  /// and look unchanged.
+  func save(
+    rereads: Bool = false,
+    updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) {
     // Observers and diagnostics hear of the outcome once `saveLock` is released: an observer
     // may save, or write to a store that autosaves.
     let (changed, recovery) = try underSaveLock { () throws(SettingsError) in
-      try saveLocked(updating: update)
+      try saveLocked(rereads: rereads, updating: update)
     }
     publish(changed)
     if let recovery { record(recovery) }
@@ -95,7 +99,8 @@ extension LayeredPlistStore {
   /// The save itself, holding `saveLock`; returns the observed keys whose effective value
   /// changed and the corrupt file found on disk, if any, to publish and record after.
   private func saveLocked(
-    updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> String?
+    rereads: Bool,
+    updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) -> ([String], Recovery?) {
     let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
       // Temporary files of killed processes are removed at open and at most once a minute.
@@ -114,7 +119,7 @@ extension LayeredPlistStore {
       () throws(SettingsError) -> SaveOutcome in
       var outcome = SaveOutcome()
       var contents = ownContents
-      if POSIX.identity(ofFileAt: target) != knownIdentity {
+      if rereads || POSIX.identity(ofFileAt: target) != knownIdentity {
         // Another process saved since this one last read the file: start from its contents.
         let read = try Self.readPersistent(
           persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false)
@@ -126,8 +131,9 @@ extension LayeredPlistStore {
         for (key, value, _) in changes { contents[key] = value }
         outcome.othersContents = contents
       }
-      if let key = try update(&contents) {
-        outcome.updatedKey = key
+      let updated = try update(&contents)
+      if !updated.isEmpty {
+        outcome.updatedKeys = updated
         outcome.othersContents = contents
       }
       if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: persistentFile.url) }
@@ -136,11 +142,13 @@ extension LayeredPlistStore {
       return outcome
     }
     let ((), changed) = changingStateUnpublished { state in
-      // The updated key takes the saved value, unless this process wrote it again meanwhile.
-      if let key = outcome.updatedKey, let contents = outcome.othersContents,
-        state.dirty[key] == changes.first(where: { $0.0 == key })?.2
-      {
-        state.adoptSaved(contents[key], forKey: key)
+      // The updated keys take the saved values, unless this process wrote them again meanwhile.
+      if let contents = outcome.othersContents, !outcome.updatedKeys.isEmpty {
+        var changeNumbers: [String: UInt64] = [:]
+        for (key, _, change) in changes { changeNumbers[key] = change }
+        for key in outcome.updatedKeys where state.dirty[key] == changeNumbers[key] {
+          state.adoptSaved(contents[key], forKey: key)
+        }
       }
       for (key, _, change) in changes where state.dirty[key] == change {
         state.dirty.removeValue(forKey: key)
@@ -212,8 +220,8 @@ extension LayeredPlistStore {
     var identity: FileIdentity?
     /// The merged contents, when the file had been changed by another process or updated.
     var othersContents: [String: PropertyListValue]?
-    /// The key ``update(forKey:_:)`` changed.
-    var updatedKey: String?
+    /// The keys ``update(forKey:_:)`` or ``updateValues(_:)`` changed.
+    var updatedKeys: [String] = []
     /// A corrupt file found on disk and moved aside.
     var recovery: Recovery?
   }

@@ -222,7 +222,7 @@
       try underSaveLock { () throws(SettingsError) in
         var changed = takingInUserDefaults ? takeInUserDefaultsWrites() : []
         if hasUnsavedChanges {
-          changed.formUnion(try saveLocked(updating: { _ in nil }))
+          changed.formUnion(try saveLocked(updating: { _ in [] }))
         } else {
           changed.formUnion(try reloadLocked())
         }
@@ -249,7 +249,7 @@
 
     /// Saves whether or not anything changed (see ``UserDefaultsBackend/save()``).
     func save() throws(SettingsError) {
-      try underSaveLock { () throws(SettingsError) in try saveLocked(updating: { _ in nil }) }
+      try underSaveLock { () throws(SettingsError) in try saveLocked(updating: { _ in [] }) }
     }
 
     /// See ``UserDefaultsBackend/update(forKey:_:)``.
@@ -263,12 +263,46 @@
           stored = try transform(contents[key])
           if let value = stored { try UserDefaultsBackend.checkStorable(value, forKey: key) }
           contents[key] = stored
-          return key
+          return [key]
         })
         changed.insert(key)
         return changed
       }
       return stored
+    }
+
+    /// See ``UserDefaultsBackend/updateValues(_:)``: ``update(forKey:_:)`` for any number of keys.
+    func updateValues<Result>(
+      _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
+    ) throws(SettingsError) -> Result {
+      var result: Result?
+      try underSaveLock { () throws(SettingsError) in
+        var updatedKeys: [String] = []
+        // Always read under the lock (see `saveLocked(rereads:updating:)`).
+        var changed = try saveLocked(
+          rereads: true,
+          updating: { contents throws(SettingsError) in
+            var updated = contents
+            result = try transform(&updated)
+            for key in Set(contents.keys).union(updated.keys)
+            where contents[key] != updated[key] {
+              if let value = updated[key] {
+                try UserDefaultsBackend.checkStorable(value, forKey: key)
+              }
+              updatedKeys.append(key)
+            }
+            contents = updated
+            return updatedKeys
+          })
+        changed.formUnion(updatedKeys)
+        // Put what the update saw into `UserDefaults` too, and follow these keys from now on: a
+        // key left as corelibs loads it later (lazily, from a newer file) would look like a raw
+        // write at the next take-in, which would save that older value over other processes'.
+        pushCurrentValues(of: changed)
+        return changed
+      }
+      guard let result else { preconditionFailure("saveLocked(updating:) calls its closure") }
+      return result
     }
 
     /// Re-reads the file if another process replaced or changed it, and takes in its values for
@@ -313,15 +347,18 @@
     private struct SaveOutcome {
       var identity: FileIdentity?
       var othersContents: [String: PropertyListValue]?
-      var updatedKey: String?
+      var updatedKeys: [String] = []
       var recovery: LayeredPlistStore.Recovery?
     }
 
     /// Saves under the file lock, merging with the file if another process changed it, after
-    /// `update` changes the merged contents; returns the keys whose values changed by the merge.
-    /// `saveLock` must be held.
+    /// `update` changes the merged contents and returns the keys it changed; returns the keys
+    /// whose values changed by the merge. `saveLock` must be held. `rereads` reads the file even
+    /// if its identity looks unchanged: a file replaced within the clock's granularity by one of
+    /// the same size can reuse the inode number and look unchanged.
     private func saveLocked(
-      updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> String?
+      rereads: Bool = false,
+      updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
     ) throws(SettingsError) -> Set<String> {
       let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
         let now = DispatchTime.now().uptimeNanoseconds
@@ -337,7 +374,7 @@
         () throws(SettingsError) -> SaveOutcome in
         var outcome = SaveOutcome()
         var contents = ownContents
-        if POSIX.identity(ofFileAt: target) != knownIdentity {
+        if rereads || POSIX.identity(ofFileAt: target) != knownIdentity {
           // Another process (or corelibs, rewriting in place) changed the file: start from it.
           let read = try LayeredPlistStore.readPersistent(
             file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false)
@@ -349,8 +386,9 @@
           for (key, value, _) in changes { contents[key] = value }
           outcome.othersContents = contents
         }
-        if let key = try update(&contents) {
-          outcome.updatedKey = key
+        let updated = try update(&contents)
+        if !updated.isEmpty {
+          outcome.updatedKeys = updated
           outcome.othersContents = contents
         }
         if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: file.url) }
@@ -369,13 +407,15 @@
       }
       let (changedKeys, pushes) = state.withLock { state in
         var changed: [String: PropertyListValue?] = [:]
-        if let key = outcome.updatedKey, let contents = outcome.othersContents,
-          state.dirty[key] == changes.first(where: { $0.0 == key })?.2
-        {
-          state.dirty[key] = nil
-          if state.values[key] != contents[key] {
-            state.values[key] = contents[key]
-            changed[key] = .some(contents[key])
+        if let contents = outcome.othersContents, !outcome.updatedKeys.isEmpty {
+          var changeNumbers: [String: UInt64] = [:]
+          for (key, _, change) in changes { changeNumbers[key] = change }
+          for key in outcome.updatedKeys where state.dirty[key] == changeNumbers[key] {
+            state.dirty[key] = nil
+            if state.values[key] != contents[key] {
+              state.values[key] = contents[key]
+              changed[key] = .some(contents[key])
+            }
           }
         }
         for (key, _, change) in changes where state.dirty[key] == change {
@@ -386,10 +426,11 @@
         }
         state.diskIdentity = outcome.identity
         var pushes = lockMirror(forAdopted: changed)
-        if let key = outcome.updatedKey, let value = changed[key],
-          !pushes.contains(where: { $0.0 == key })
-        {
-          pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+        let pushed = Set(pushes.map(\.0))
+        for key in outcome.updatedKeys where !pushed.contains(key) {
+          if let value = changed[key] {
+            pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+          }
         }
         return (Set(changed.keys), pushes)
       }

@@ -16,8 +16,9 @@ import Foundation
 ///
 /// ``value(forKey:)`` sees what `object(forKey:)` sees: the suite's own values, and also
 /// `UserDefaults`' argument domain (launching with `-volume 0.5` makes `volume` read `0.5`),
-/// the global domain on Apple platforms, and registration defaults from `register(defaults:)`.
-/// ``dictionaryRepresentation()`` and ``keys`` list only the suite's own (persistent) domain.
+/// and the global domain on Apple platforms; not registration defaults registered through
+/// ``register(defaults:)`` (see there). ``dictionaryRepresentation()`` and ``keys`` list only the
+/// suite's own (persistent) domain.
 ///
 /// ## Durability on Apple platforms
 ///
@@ -257,7 +258,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
     guard let object = userDefaults.object(forKey: key) else { return nil }
     do {
-      return try FoundationBridge.value(from: object)
+      let value = try FoundationBridge.value(from: object)
+      // A registration default (`register(defaults:)`) is not a stored value.
+      return Self.isRegistered(value, forKey: key) ? nil : value
     } catch {
       SettingsDiagnostics.report(
         SettingsDiagnostic(

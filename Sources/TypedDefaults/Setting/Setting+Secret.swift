@@ -1,0 +1,101 @@
+/// What the library prints instead of a secret setting's value.
+enum SecretRedaction {
+  /// `<secret>`: shown in descriptions, diagnostics and errors in place of the value.
+  static let placeholder = "<secret>"
+}
+
+extension Setting {
+  // MARK: - Declaring a secret setting
+
+  /// Declares a setting whose value is secret (a token, a password), with its default as the
+  /// property's initial value: `@Setting("apiToken", secret: true) var apiToken = ""`.
+  ///
+  /// A secret setting reads and writes like any other; what changes is what the library shows
+  /// of it: its value never appears in the `description` of the setting or of its
+  /// ``SettingDescriptor``, in `dump(model)`, in ``SettingsModel/snapshot()``, in an export
+  /// (unless ``SettingsExportOptions/includesSecrets`` asks for it), in the messages of
+  /// ``SettingsDiagnostic``s (a wrong-typed stored value, a failed write) or in a thrown
+  /// ``SettingsError``. Each of those shows `<secret>` or leaves the value out. Declaring a new
+  /// secret needs nothing but the flag.
+  ///
+  /// Secret is about what is printed, not how the value is stored: a backend keeps it as it keeps
+  /// any value (a plaintext property list for ``UserDefaultsBackend`` and ``LayeredPlistStore``;
+  /// the store's file is readable by its owner only when the store creates it). Keep credentials
+  /// that must be encrypted at rest in the Keychain or a secret service.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no value is stored.
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - secret: Whether the value is secret; `false` declares an ordinary setting.
+  public init(wrappedValue: Value, _ key: String? = nil, secret: Bool) {
+    self.init(wrappedValue: wrappedValue, key)
+    if secret { storage.markSecret() }
+  }
+
+  /// Declares a setting whose value is secret, with an explicit default:
+  /// `@Setting("apiToken", default: "", secret: true) var apiToken: String`.
+  ///
+  /// See ``init(wrappedValue:_:secret:)`` for what a secret setting hides.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - defaultValue: The value returned while no value is stored.
+  ///   - secret: Whether the value is secret; `false` declares an ordinary setting.
+  public init(_ key: String? = nil, default defaultValue: Value, secret: Bool) {
+    self.init(key, default: defaultValue)
+    if secret { storage.markSecret() }
+  }
+
+  /// Whether the setting was declared secret (see ``init(_:default:secret:)``): its value is
+  /// left out of descriptions, snapshots, exports, diagnostics and errors.
+  public var isSecret: Bool { storage.isSecret }
+}
+
+extension Setting where Value: ExpressibleByNilLiteral {
+  /// Declares an optional setting whose value is secret, `nil` by default:
+  /// `@Setting("refreshToken", secret: true) var refreshToken: String?`.
+  ///
+  /// See ``init(wrappedValue:_:secret:)`` for what a secret setting hides.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - secret: Whether the value is secret; `false` declares an ordinary setting.
+  public init(_ key: String? = nil, secret: Bool) {
+    self.init(key, default: nil)
+    if secret { storage.markSecret() }
+  }
+}
+
+extension Setting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+  /// `key: Type = value`, as a ``SettingDescriptor`` prints it, with `<secret>` for the value of
+  /// a secret setting; `@Setting(key): Type (not attached)` before the setting is attached.
+  public var description: String {
+    guard storage.backend != nil else {
+      return "@Setting(\(storage.declaredKey ?? "?")): \(Value.typeName) (not attached)"
+    }
+    let value = isSecret ? SecretRedaction.placeholder : ValueDescription.of(storage.read())
+    return "\(key): \(Value.typeName) = \(value)"
+  }
+
+  /// The same as ``description``, so a model printed with `print`, `debugPrint` or
+  /// `String(describing:)` shows each setting that way.
+  public var debugDescription: String { description }
+
+  /// The setting as `dump` and debuggers show it: its key, type and value (`<secret>` for a
+  /// secret setting), never the storage behind it, whose caches hold stored values.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = [("key", storage.key), ("type", Value.typeName)]
+    if storage.backend != nil {
+      children.append(
+        ("value", isSecret ? SecretRedaction.placeholder : ValueDescription.of(storage.read())))
+    }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
+}
+
+extension SettingDescriptor {
+  /// Whether the setting was declared secret: its value is left out of ``description``,
+  /// ``valueDescription``, snapshots and exports (``value`` and ``storedValue`` still give it to
+  /// code that asks).
+  public var isSecret: Bool { setting.isSecret }
+}
