@@ -11,11 +11,17 @@ import Foundation
 ///
 /// - the bytes must be a binary property list our ``BinaryPropertyListReader`` reads (it refuses
 ///   cycles, sets, bad offsets and values past its limits);
+/// - `PropertyListSerialization`, which the unarchiver reads them with, must read the same
+///   value: a dictionary that holds a key twice keeps its first value in CoreFoundation and its
+///   last in our reader, so an object whose `$class` appears twice was checked with one class
+///   reference and decoded with the other. On Linux, a `$class` that refers to a string makes the
+///   unarchiver force-unwrap `nil` while it words its error, which stops the process with
+///   SIGILL (measured with Swift 6.3.1);
 /// - the root must be a keyed archive: `$archiver` `NSKeyedArchiver`, `$objects` starting with
 ///   `$null`, `$top.root` a reference into `$objects`;
 /// - every reference (`CF$UID`) anywhere must point into `$objects`;
 /// - every object's `$class` must point at a class description (`$classname`, `$classes`) whose
-///   name is one of the allowed classes;
+///   name, and every name in its `$classhints`, is one of the allowed classes;
 /// - an object that has a class may be referred to only as the root, unless more classes than
 ///   the root's are allowed: a nested `decodeObject(of:forKey:)` that met an object of an
 ///   unexpected class would stop the process on Linux.
@@ -32,11 +38,26 @@ enum KeyedArchiveCheck {
     guard data.starts(with: Array("bplist00".utf8)) else {
       return "not a keyed archive (a keyed archive is a binary property list)"
     }
-    let root: PropertyListValue
+    let ours: PropertyListValue
     do {
-      root = try BinaryPropertyListReader.read(data, path: "archive").root
+      ours = try BinaryPropertyListReader.read(data, path: "archive").root
     } catch {
       return "not a readable binary property list: \(error.reason)"
+    }
+    // What the unarchiver will see: it reads the bytes with `PropertyListSerialization`, which
+    // our reader has just found safe to parse. The two must agree: where they don't (a
+    // dictionary holding a key twice, whose first value CoreFoundation keeps and our reader
+    // doesn't), checking our reading would check an archive the unarchiver never decodes.
+    let root: PropertyListValue
+    do {
+      root = try FoundationBridge.value(
+        from: PropertyListSerialization.propertyList(from: data, format: nil))
+    } catch {
+      return "not a property list Foundation reads"
+    }
+    guard root == ours else {
+      return "Foundation reads the archive differently from the bytes' plain reading "
+        + "(a dictionary holding a key twice?)"
     }
     guard case .dictionary(let archive) = root,
       archive["$archiver"] == .string("NSKeyedArchiver"),
@@ -63,6 +84,12 @@ enum KeyedArchiveCheck {
           else { return "object \(index) has no valid class description" }
           guard allowed.contains(name) else {
             return "the archive holds an object of class \(name), which the setting does not allow"
+          }
+          // The unarchiver falls back to these when it can't find `$classname`'s class.
+          if let hints = description["$classhints"] {
+            guard case .array(let names) = hints,
+              names.allSatisfy({ $0.stringValue.map(allowed.contains) ?? false })
+            else { return "object \(index) has class hints the setting does not allow" }
           }
           classBearing.insert(index)
         } else {

@@ -23,7 +23,8 @@ import Foundation
 ///   ISO Latin-1 (each byte is the code point of the same number), which is what CoreFoundation
 ///   and `plutil` produce for them (`C2 A9` reads as "Â©").
 /// - 16-byte integers are accepted when their value fits `Int64.min ... UInt64.max`.
-/// - A dictionary that holds a key twice keeps the last value, as CoreFoundation does.
+/// - A dictionary that holds a key twice keeps the last value (CoreFoundation's binary reader
+///   keeps the first, measured on Linux with Swift 6.3.1: see `KeyedArchiveCheck`).
 /// - Keyed-archiver UIDs read as `["CF$UID": n]`, like ``FoundationBridge``.
 enum BinaryPropertyListReader {
   /// Decodes a binary property list.
