@@ -85,12 +85,17 @@ enum ConformanceChecks {
     try backend.setValue(1, forKey: "a")
     try backend.setValue("b", forKey: "b")
     try backend.setValue([true], forKey: "c")
+    // Empty values are values: a listing that drops them loses keys for every caller that
+    // copies or migrates the backend through it.
+    try backend.setValue("", forKey: "d")
+    try backend.setValue([], forKey: "e")
+    try backend.setValue([:], forKey: "f")
     backend.removeValue(forKey: "b")
     let listed = backend.dictionaryRepresentation()
     context.expect(
-      listed == ["a": 1, "c": [true]],
+      listed == ["a": 1, "c": [true], "d": "", "e": [], "f": [:]],
       "dictionaryRepresentation() is \(describe(.dictionary(listed)))")
-    context.expect(backend.keys == ["a", "c"], "keys is \(backend.keys)")
+    context.expect(backend.keys == ["a", "c", "d", "e", "f"], "keys is \(backend.keys)")
   }
 
   static let concurrentWritersLoseNothing = Check(

@@ -274,6 +274,23 @@ private struct ResumableSettings: SettingsGroup, MigratableSettings {
   }
 
   @Test(arguments: BackendFactory.all)
+  func withoutTheMigrationAStoredBoolIsNotSilentlyReadAsAnIntEnumCase(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      try backend.setValue(false, forKey: "showNotices")
+      let (value, diagnostics) = collectingDiagnostics {
+        // v2's setting without the migration: `false` must not pass for `.auto` (raw value 0).
+        NoticeSettings(backend: backend).showNotices
+      }
+      #expect(value == .auto)
+      #expect(diagnostics.map(\.kind) == [.typeMismatch])
+      #expect(diagnostics.first?.message.contains("a bool is never a raw value") == true)
+      #expect(backend.value(forKey: "showNotices") == false)  // untouched
+    }
+  }
+
+  @Test(arguments: BackendFactory.all)
   func intSecondsBecomeADoubleAndAStringBecomesAnEnum(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
       try backend.setValues(["timeout": 45, "quality": "HIGH"])

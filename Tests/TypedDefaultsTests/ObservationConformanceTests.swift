@@ -590,6 +590,24 @@ import Testing
       }
     }
 
+    /// A setting takes its Observation object when it is attached: a standalone setting, attached
+    /// to its own backend as it is declared, is tracked like a model's.
+    @Test(arguments: BackendFactory.observable)
+    func aStandaloneSettingIsTrackedToo(_ factory: BackendFactory) async throws {
+      try await factory.withBackend { backend in
+        let volume = Setting(wrappedValue: 5, "standalone.volume", backend: backend)
+        let calls = Received<Int>()
+        let seen = withObservationTracking {
+          volume.wrappedValue
+        } onChange: {
+          calls.append(1)
+        }
+        #expect(seen == 5)
+        volume.wrappedValue = 6
+        #expect(calls.count == 1)
+      }
+    }
+
     /// Tracking registers one backend observer per setting read inside tracking, and a released
     /// model takes it away.
     @Test(arguments: BackendFactory.observable)

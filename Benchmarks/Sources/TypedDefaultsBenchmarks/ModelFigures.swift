@@ -62,7 +62,8 @@ extension Figures {
   }
 
   /// The floor under the two figures above: creating the same 100 settings with no model to
-  /// bind them (each setting's own storage and its part in Swift's Observation).
+  /// bind them (each setting's own storage; its part in Swift's Observation is taken when it is
+  /// attached, so it is not in this figure).
   func settingsStorageOnly() -> Figure {
     consume(HundredSettingsGroup())
     let nanoseconds = nanosecondsPerOperation(

@@ -2,7 +2,8 @@ import Foundation
 
 /// What ``SettingsContainer/exportedValues(options:)`` puts in an export.
 public struct SettingsExportOptions: Sendable, Hashable {
-  /// Whether settings that read their default value are left out, so the export holds only what
+  /// Whether settings that read their default value are left out (nothing stored, a stored value
+  /// that can't be read, or a stored value equal to the default), so the export holds only what
   /// the user changed. `false` by default: every setting is exported.
   public var omitsDefaultValues: Bool
   /// Whether the values of secret settings (``Setting/isSecret``) are exported. `false` by
@@ -43,7 +44,9 @@ extension SettingsContainer {
     for descriptor in allSettings where options.includesSecrets || !descriptor.isSecret {
       let stored = descriptor.storedValue
       let reads = stored.flatMap { descriptor.reads($0) ? $0 : nil }
-      if reads == nil && options.omitsDefaultValues { continue }
+      if options.omitsDefaultValues && (reads == nil || reads == descriptor.defaultValue) {
+        continue
+      }
       if let value = reads ?? descriptor.defaultValue { values[descriptor.key] = value }
     }
     if let migrations = (Self.self as? any MigratableSettings.Type)?.migrations {

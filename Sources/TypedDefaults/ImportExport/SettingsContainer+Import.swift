@@ -146,7 +146,10 @@ extension SettingsContainer {
     for (backend, batch) in batches {
       try backend.setValues(batch)
       if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: batch.keys) }
-      if let store = backend as? LayeredPlistStore { try store.save() }
+      // Through a view too: its base is the store that saves.
+      if let store = ((backend as? ScopedBackend)?.base ?? backend) as? LayeredPlistStore {
+        try store.save()
+      }
       written += batch.keys
     }
     return SettingsImportResult(

@@ -10,6 +10,28 @@ extension InMemoryBackend: UpdatesValuesAtomically {}
 extension LayeredPlistStore: UpdatesValuesAtomically {}
 extension UserDefaultsBackend: UpdatesValuesAtomically {}
 
+extension ScopedBackend: UpdatesValuesAtomically {
+  /// Changes several keys of the view as one step of its base: atomic (and saved, on a file
+  /// store) where the base's update is, with the view's keys unprefixed in `transform`.
+  func updateValues<Result>(
+    _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result {
+    try SettingsBackends.updateValues(of: base) {
+      values throws(SettingsError) -> Result in
+      var own: [String: PropertyListValue] = [:]
+      for (key, value) in values {
+        if let ownKey = self.key(forBaseKey: key) { own[ownKey] = value }
+      }
+      let before = own
+      let result = try transform(&own)
+      for key in Set(before.keys).union(own.keys) where before[key] != own[key] {
+        values[baseKey(forKey: key)] = own[key]
+      }
+      return result
+    }
+  }
+}
+
 /// Multi-key updates on any backend.
 enum SettingsBackends {
   /// Changes several keys of `backend` as one step where the backend offers one

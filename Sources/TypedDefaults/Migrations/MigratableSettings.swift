@@ -40,12 +40,15 @@ extension MigratableSettings {
 }
 
 extension MigratableSettings where Self: SettingsModel {
-  /// Runs the model's pending migrations on its backend (see ``SettingsMigrations/run(on:)``).
+  /// Runs the model's pending migrations on its backend (see ``SettingsMigrations/run(on:)``);
+  /// inside a test's scope (`SettingsTesting.withBackend`), on the test's backend, as the
+  /// model's settings are.
   ///
   /// - Returns: What the run did.
   /// - Throws: What ``SettingsMigrations/run(on:)`` throws.
   @discardableResult
   public func migrate() throws(SettingsError) -> SettingsMigrations.Outcome {
-    try Self.migrations.run(on: backend)
+    // Inside a test's scope (`SettingsTesting.withBackend`), the test's backend.
+    try Self.migrations.run(on: BackendOverride.backend(for: backend))
   }
 }

@@ -124,6 +124,11 @@ public struct SettingsMigrations: Sendable {
         reason: "The schema version is \(PropertyListFile.article(stored.kind)), not an integer; "
           + "no migration ran")
     }
+    guard version >= 0 else {
+      throw SettingsError(
+        .migrationFailed, key: versionKey,
+        reason: "The schema version is \(version), below 0; no migration ran")
+    }
     return version
   }
 }

@@ -52,6 +52,27 @@ package enum BackendOverride {
     return try await $current.withValue(backend, operation: operation, isolation: isolation)
   }
 
+  /// The override as a setting or model bound to `own` sees it: scoped to the same prefix when
+  /// `own` is a ``ScopedBackend``, so that keys mean the same in the test's backend.
+  ///
+  /// - Parameters:
+  ///   - own: The setting's or model's own backend, if it has one.
+  ///   - override: The test's backend.
+  @usableFromInline
+  static func seen(
+    through own: (any SettingsBackend)?, _ override: any SettingsBackend
+  ) -> any SettingsBackend {
+    guard let view = own as? ScopedBackend else { return override }
+    return override.scoped(to: view.prefix)
+  }
+
+  /// The backend a model's own operations (``SettingsModel``'s `migrate()`) use: the test's
+  /// backend, seen through `own`, inside a scope; `own` outside.
+  static func backend(for own: any SettingsBackend) -> any SettingsBackend {
+    guard mayBeActive(installedFlag), let override = current else { return own }
+    return seen(through: own, override)
+  }
+
   static func markInstalled() {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
       unsafeDowncast(installedFlag.unsafelyUnwrapped, to: InstalledFlag.self).set()

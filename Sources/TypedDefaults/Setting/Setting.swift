@@ -49,6 +49,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// - Parameters:
   ///   - wrappedValue: The default value, returned while no value is stored.
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  @inlinable
   public init(wrappedValue: Value, _ key: String? = nil) {
     storage = SettingStorage(key: key, defaultValue: wrappedValue, backend: nil)
   }
@@ -58,6 +59,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// - Parameters:
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   ///   - defaultValue: The value returned while no value is stored.
+  @inlinable
   public init(_ key: String? = nil, default defaultValue: Value) {
     storage = SettingStorage(key: key, defaultValue: defaultValue, backend: nil)
   }
@@ -75,6 +77,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// - Parameters:
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   ///   - makeDefault: Returns the value to show while nothing readable is stored.
+  @inlinable
   public init(_ key: String? = nil, default makeDefault: @escaping @Sendable () -> Value) {
     storage = SettingStorage(key: key, makeDefault: makeDefault, backend: nil)
   }
@@ -113,6 +116,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - wrappedValue: The default value, returned while no value is stored.
   ///   - key: The key in the backend.
   ///   - backend: The backend to read and write.
+  @inlinable
   public init(wrappedValue: Value, _ key: String, backend: any SettingsBackend) {
     storage = SettingStorage(key: key, defaultValue: wrappedValue, backend: backend)
   }
@@ -123,6 +127,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - key: The key in the backend.
   ///   - defaultValue: The value returned while no value is stored.
   ///   - backend: The backend to read and write.
+  @inlinable
   public init(_ key: String, default defaultValue: Value, backend: any SettingsBackend) {
     storage = SettingStorage(key: key, defaultValue: defaultValue, backend: backend)
   }
@@ -183,6 +188,7 @@ public struct Setting<Value: SettingValue>: Sendable {
 
 extension Setting where Value: ExpressibleByNilLiteral {
   /// Declares an optional setting whose default is `nil`: `@Setting var lastOpened: Date?`.
+  @inlinable
   public init() {
     storage = SettingStorage(key: nil, defaultValue: nil, backend: nil)
   }
@@ -190,6 +196,7 @@ extension Setting where Value: ExpressibleByNilLiteral {
   /// Declares an optional setting whose default is `nil`: `@Setting("lastOpened") var lastOpened: Date?`.
   ///
   /// - Parameter key: The key in the backend.
+  @inlinable
   public init(_ key: String) {
     storage = SettingStorage(key: key, defaultValue: nil, backend: nil)
   }

@@ -16,9 +16,9 @@ import Foundation
 /// makes the comparison immediate, or equal contents), so the cache can never serve a value some
 /// other writer replaced.
 // @unchecked Sendable: `key`, `propertyName`, `backend`, `target`, `targetKey`, `cellBackend`,
-// `cell` and `defaultPropertyListValue` are written only by `bind`, which runs while the owning model is
-// being initialized, before the model can be shared with another thread; afterwards they are only
-// read. `conversion` and `lastReportedMismatch` are behind `slowLock`.
+// `cell` and `observable` are written only by `bind`, which runs while the owning model is being
+// initialized, before the model can be shared with another thread; afterwards they are only read.
+// `conversion` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// The declared default; `nil` only for a default computed at read time (`makeDefault`).
@@ -27,7 +27,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   @usableFromInline let makeDefault: (@Sendable () -> Value)?
   @usableFromInline let declaredKey: String?
   /// Whether the setting was declared with a backend of its own, which a model doesn't replace.
-  let hasOwnBackend: Bool
+  @usableFromInline let hasOwnBackend: Bool
   // The binding is written once, before the setting can be shared (see the type's comment), so
   // reading it needs no dynamic exclusivity check, which would cost more than the rest of a read.
   @exclusivity(unchecked) @usableFromInline private(set) var key: String
@@ -42,8 +42,9 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// cell around every read cost about a quarter of the read.
   @exclusivity(unchecked) @usableFromInline private(set) var readCell: Unmanaged<ValueCell>?
   private(set) var propertyName: String?
-  /// The default as a property list, computed once.
-  let defaultPropertyListValue: PropertyListValue?
+  /// The default as a property list, converted on each call (only descriptors and registration
+  /// defaults ask for it): storing it cost every setting a field to fill and release.
+  var defaultPropertyListValue: PropertyListValue? { try? fixedDefault?.propertyListValue() }
   /// Whether the default is stored as an array or a dictionary, so that values of this setting
   /// are read together with their cached conversion (see ``read()``).
   @usableFromInline let storesContainers: Bool
@@ -64,28 +65,33 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// Set once, by a secret initializer of ``Setting``, before the setting can be shared.
   @exclusivity(unchecked) private(set) var isSecret = false
   /// The setting's part in Swift's Observation (a ``SettingObservable``), where the platform has
-  /// it; written once, in `init`.
-  let observable: AnyObject?
+  /// it; taken when the setting is first attached (a setting with no backend can't be read, so
+  /// it needs none).
+  @exclusivity(unchecked) private(set) var observable: AnyObject?
   /// `observable`, unretained, for the read path: the storage keeps it alive, and a retain and
   /// release around every read would cost more than the rest of the check.
-  @usableFromInline let observablePointer: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) @usableFromInline private(set) var observablePointer:
+    UnsafeMutableRawPointer?
   /// The process's flag saying whether a test's backend override was ever installed
   /// (``BackendOverride``), kept here so that checking it is one load from the storage.
   @usableFromInline let overrideFlag: (any AnyObject & Sendable)? = installedFlag
 
+  @inlinable
   convenience init(key: String?, defaultValue: Value, backend: (any SettingsBackend)?) {
     self.init(key: key, fixedDefault: defaultValue, makeDefault: nil, backend: backend)
   }
 
   /// A setting whose default is computed on each read that falls back to it. It has no fixed
   /// default to register or describe: `defaultPropertyListValue` is `nil`.
+  @inlinable
   convenience init(
     key: String?, makeDefault: @escaping @Sendable () -> Value, backend: (any SettingsBackend)?
   ) {
     self.init(key: key, fixedDefault: nil, makeDefault: makeDefault, backend: backend)
   }
 
-  private init(
+  @inlinable
+  init(
     key: String?, fixedDefault: Value?, makeDefault: (@Sendable () -> Value)?,
     backend: (any SettingsBackend)?
   ) {
@@ -95,14 +101,19 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     self.targetKey = key ?? ""
     self.fixedDefault = fixedDefault
     self.makeDefault = makeDefault
-    self.defaultPropertyListValue = try? fixedDefault?.propertyListValue()
-    switch defaultPropertyListValue {
+    // Inlined into the declaring module, this is specialized for `Value`: converting a scalar
+    // default is a few instructions, and no generic metadata is looked up at run time.
+    switch try? fixedDefault?.propertyListValue() {
     case .array?, .dictionary?: storesContainers = true
     default: storesContainers = false
     }
-    observable = makeSettingObservable()
-    observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
-    if let backend { attach(BackendBinding(backend)) }
+    if let backend { attach(ownBackend: backend) }
+  }
+
+  /// Attaches a setting declared with a backend of its own (`@Setting(…, backend:)`).
+  @usableFromInline
+  func attach(ownBackend backend: any SettingsBackend) {
+    attach(BackendBinding(backend))
   }
 
   deinit {
@@ -140,6 +151,10 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
     self.target = binding.target
     self.targetKey = binding.targetPrefix.isEmpty ? key : binding.targetPrefix + key
     reportsWrites = binding.reportsWrites
+    if observable == nil, let taken = makeSettingObservable() {
+      observable = taken
+      observablePointer = Unmanaged.passUnretained(taken).toOpaque()
+    }
     if let observable {
       bindSettingObservable(observable, backend: binding.target, key: targetKey)
     }
@@ -156,9 +171,17 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// installed for this task, otherwise the setting's own.
   @inlinable
   var boundBackend: any SettingsBackend {
-    if let override = overridingBackend { return override }
+    if let override = overridingBackend { return overriding(override) }
     if let backend { return backend }
     unbound()
+  }
+
+  /// A test's backend as this setting sees it: scoped as the setting's own backend is, so that
+  /// what goes through ``Setting/backend`` (imports, observation) uses the keys the setting
+  /// reads (`targetKey`).
+  @usableFromInline
+  func overriding(_ override: any SettingsBackend) -> any SettingsBackend {
+    BackendOverride.seen(through: backend, override)
   }
 
   /// The backend reads and writes go to (see `target`).
@@ -293,8 +316,7 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
         if reportsWrites { reportWrite() }
       }
     } catch {
-      // Through a scoped view, the error names the key as the setting knows it.
-      throw error.naming(key, insteadOf: targetKey)
+      throw writeError(error)
     }
   }
 
@@ -358,6 +380,19 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
       ? "The secret value can't be stored as a property list (details withheld)"
       : (error as? SettingsError)?.reason ?? CodingErrors.describe(error)
     return SettingsError(.valueNotRepresentable, key: key, reason: reason)
+  }
+
+  /// A backend's refusal of a write, as the setting reports it: naming the key as the setting
+  /// knows it (not a scoped view's base key), and for a secret without the backend's reason,
+  /// which may quote the value (a dictionary's keys, a string's characters).
+  @usableFromInline
+  func writeError(_ error: SettingsError) -> SettingsError {
+    if isSecret {
+      return SettingsError(
+        error.code, path: error.path, key: key,
+        reason: "The backend refused the secret value (details withheld)")
+    }
+    return error.naming(key, insteadOf: targetKey)
   }
 
   @usableFromInline

@@ -22,10 +22,16 @@ extension SettingsContainer {
   public func registerDefaults() -> Bool {
     var registered = false
     for group in settingsByBackend {
-      guard let backend = group.backend as? any RegistrationDomainBackend else { continue }
+      // A view registers in its base's domain, under the base's keys.
+      let view = group.backend as? ScopedBackend
+      guard let backend = (view?.base ?? group.backend) as? any RegistrationDomainBackend else {
+        continue
+      }
       var defaults: [String: PropertyListValue] = [:]
       for descriptor in group.settings {
-        if let value = descriptor.defaultValue { defaults[descriptor.key] = value }
+        if let value = descriptor.defaultValue {
+          defaults[view?.baseKey(forKey: descriptor.key) ?? descriptor.key] = value
+        }
       }
       backend.register(defaults: defaults)
       registered = true

@@ -158,6 +158,11 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   }
 
   static func rawReadFailureReason(for value: PropertyListValue) -> String? {
+    if case .bool = value, RawValue.self != Bool.self {
+      return
+        "a bool is never a raw value of \(Self.self), whose raw values are \(RawValue.typeName); "
+        + "a setting that was a Bool needs a migration step (SettingsMigration.convertValue)"
+    }
     if let rawValue = RawValue(propertyListValue: value) {
       return "\(rawValue) is not a raw value of \(Self.self)"
     }
@@ -167,9 +172,15 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   /// Reads the stored value as `RawValue`, then as this type with `init(rawValue:)`; an unknown
   /// raw value (a case removed in a newer version of the app, say) fails the read.
   ///
+  /// A stored bool is never read as a raw value of another type, although `Int` reads `true` as
+  /// 1: a Bool setting that became an enum on the same key (`false` meaning "off" in v1, `0`
+  /// meaning `.auto` in v2) must fail loudly, with the default and a diagnostic, until a
+  /// migration converts it.
+  ///
   /// - Parameter propertyListValue: The stored value.
   @inlinable
   public init?(propertyListValue: PropertyListValue) {
+    if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }
     guard let rawValue = RawValue(propertyListValue: propertyListValue) else { return nil }
     self.init(rawValue: rawValue)
   }
@@ -195,6 +206,7 @@ extension SettingValue where Self: RawRepresentable & Codable, RawValue: Setting
   /// - Parameter propertyListValue: The stored value.
   @inlinable
   public init?(propertyListValue: PropertyListValue) {
+    if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }
     guard let rawValue = RawValue(propertyListValue: propertyListValue) else { return nil }
     self.init(rawValue: rawValue)
   }
