@@ -37,9 +37,14 @@ enum AtomicFile {
   /// replaced, though renaming over it would succeed; nor is anything but a regular file (a
   /// device, a FIFO, a folder).
   ///
+  /// - Returns: The version written, held open (see ``FileVersion``): a read-only descriptor
+  ///   opened on the temporary file before the rename, and `fstat`ed after it, so it is the inode
+  ///   this call wrote even if another program replaces the file right after; `nil` if the
+  ///   temporary file couldn't be opened for reading.
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause; the file is
   ///   unchanged then, and no temporary file is left behind.
-  static func replace(_ url: URL, with data: Data) throws(SettingsError) {
+  @discardableResult
+  static func replace(_ url: URL, with data: Data) throws(SettingsError) -> FileVersion? {
     let target = resolvedTarget(of: url)
     let folder = target.deletingLastPathComponent()
     switch POSIX.kind(ofFileAt: target.path) {
@@ -84,6 +89,9 @@ enum AtomicFile {
       throw failure(
         folderProblem(folder) ?? "Cannot create the temporary file '\(temporary)': \(reason)")
     }
+    // Opened while the file is new and the owner's (0600), before a mode or owner that might
+    // not let this process read it.
+    let reader = POSIX.openFile(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
     if let owner { POSIX.setOwner(descriptor, owner) }
     let written =
       data.withUnsafeBytes { POSIX.writeAll(descriptor, $0) }
@@ -91,16 +99,21 @@ enum AtomicFile {
     let writeError = POSIX.lastError
     POSIX.closeFile(descriptor)
     guard written else {
+      if reader >= 0 { POSIX.closeFile(reader) }
       POSIX.removeFile(temporary)
       throw failure(writeError)
     }
     guard POSIX.renameFile(temporary, target.path) else {
       let reason = POSIX.lastError
+      if reader >= 0 { POSIX.closeFile(reader) }
       POSIX.removeFile(temporary)
       throw failure(reason)
     }
+    // The identity after the rename, which changes the status change time.
+    let version = reader >= 0 ? FileVersion.adopting(reader) : nil
     // Make the rename itself durable; a failure here leaves a correct file, so it is ignored.
     POSIX.synchronizeFolder(folder.path)
+    return version
   }
 
   /// Why a file can't be created in `folder`, when the folder itself is the problem: Foundation

@@ -16,14 +16,14 @@ enum CorruptFiles {
     /// No file.
     case missing
     /// The file's dictionary (empty for a zero-byte file, whose `format` is `nil`), with the
-    /// identity of the version read. With salvaging, `unreadable` lists the entries left out
-    /// because their values could not be read (see ``PropertyListReaders/Result``).
+    /// version read, held open. With salvaging, `unreadable` lists the entries left out because
+    /// their values could not be read (see ``PropertyListReaders/Result``).
     case read(
       entries: [String: PropertyListValue], format: PropertyListFile.Format?,
-      unreadable: [SettingsError], identity: FileIdentity?)
+      unreadable: [SettingsError], version: FileVersion)
     /// The file stayed unreadable (or not a dictionary) and unchanged over several reads: the
-    /// error, and the identity of the version judged.
-    case corrupt(SettingsError, identity: FileIdentity?)
+    /// error, and the version judged, held open.
+    case corrupt(SettingsError, version: FileVersion)
   }
 
   /// Reads a dictionary file that other programs may be rewriting in place, which leaves it
@@ -45,16 +45,16 @@ enum CorruptFiles {
     _ file: PropertyListFile, retryInterval: Double, salvaging: Bool
   ) throws(SettingsError) -> Reading {
     let path = AtomicFile.resolvedTarget(of: file.url).path
-    var previous: FileIdentity?
+    // Held open, so that an unchanged identity means the same inode (see `FileVersion`).
+    var previous: FileVersion?
     var stableFailures = 0
     var attempts = 0
     while true {
-      let identity = POSIX.identity(ofFileAt: path)
+      guard let (data, version) = try file.readVersion() else { return .missing }
       let outcome: Reading
       do {
-        guard let data = try file.readData() else { return .missing }
         if data.isEmpty {
-          outcome = .read(entries: [:], format: nil, unreadable: [], identity: identity)
+          outcome = .read(entries: [:], format: nil, unreadable: [], version: version)
         } else {
           let decoded = try PropertyListFile.decode(
             data, path: file.url.path, salvagingEntries: salvaging)
@@ -62,17 +62,19 @@ enum CorruptFiles {
             in: PropertyListFile.Contents(root: decoded.root, format: decoded.format))
           outcome = .read(
             entries: entries, format: decoded.format, unreadable: decoded.unreadableEntries,
-            identity: identity)
+            version: version)
           if decoded.unreadableEntries.isEmpty { return outcome }
         }
       } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-        outcome = .corrupt(error, identity: identity)
+        outcome = .corrupt(error, version: version)
       }
       // Empty, partly unreadable or corrupt: judge only a file that isn't being written.
       attempts += 1
-      let unchanged = identity == POSIX.identity(ofFileAt: path)
-      stableFailures = unchanged && attempts > 1 && identity == previous ? stableFailures + 1 : 0
-      previous = unchanged ? identity : nil
+      let unchanged = version.isCurrent(atPath: path)
+      stableFailures =
+        unchanged && attempts > 1 && version.identity == previous?.identity
+        ? stableFailures + 1 : 0
+      previous = unchanged ? version : nil
       if stableFailures >= 3 { return outcome }
       if attempts >= 20 {
         throw SettingsError(

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -146,11 +148,53 @@ enum POSIX {
     }
   }
 
-  /// What identifies a file's current version: device, inode, size and modification time. An
-  /// atomic replacement gives a new inode; an in-place rewrite, a new time or size.
+  /// What identifies a file's current version: device, inode, size, and modification and status
+  /// change times. An atomic replacement gives a new inode; an in-place rewrite, a new time or
+  /// size. Only a ``FileVersion`` held open makes the inode number safe to compare: a freed inode
+  /// number is soon given to a new file.
   static func identity(ofFileAt path: String) -> FileIdentity? {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
+    return FileIdentity(info)
+  }
+
+  /// The status of an open file (`fstat`); `nil` on failure (`errno` says why).
+  static func status(_ descriptor: Int32) -> stat? {
+    var info = stat()
+    return fstat(descriptor, &info) == 0 ? info : nil
+  }
+
+  /// Reads an open file from its current offset to its end, or to `limit + 1` bytes if it is
+  /// longer (so a caller sees it is over `limit`); `sizeHint` bytes (the size `fstat` gave) are
+  /// allocated at once. `nil` on failure (`errno` says why).
+  static func readToEnd(_ descriptor: Int32, sizeHint: Int, limit: Int) -> Data? {
+    // One byte more than expected, to see the end of the file in the first read.
+    var data = Data(count: min(max(sizeHint, 0), limit) + 1)
+    var filled = 0
+    while true {
+      if filled == data.count {
+        guard data.count <= limit else { break }
+        data.count = min(data.count * 2, limit + 1)
+      }
+      let count = data.withUnsafeMutableBytes { buffer -> Int in
+        guard let start = buffer.baseAddress else { return 0 }
+        return read(descriptor, start + filled, buffer.count - filled)
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        return nil
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    data.count = filled
+    return data
+  }
+}
+
+extension FileIdentity {
+  /// The identity in a `stat` or `fstat` result.
+  init(_ info: stat) {
     #if canImport(Darwin)
       let modified = (Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
       let changed = (Int64(info.st_ctimespec.tv_sec), Int64(info.st_ctimespec.tv_nsec))
@@ -158,7 +202,7 @@ enum POSIX {
       let modified = (Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
       let changed = (Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec))
     #endif
-    return FileIdentity(
+    self.init(
       device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
       modificationSeconds: modified.0, modificationNanoseconds: modified.1,
       statusChangeSeconds: changed.0, statusChangeNanoseconds: changed.1)

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A property-list file on disk: read it or write it whole, with typed errors that name the path
 /// and the cause.
 ///
@@ -135,6 +143,15 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// The file's bytes, or `nil` if there is no file; refuses what ``read()`` refuses before
   /// looking at the contents.
   func readData() throws(SettingsError) -> Data? {
+    try readVersion()?.data
+  }
+
+  /// The file's bytes and the version they are from, held open (see ``FileVersion``), or `nil`
+  /// if there is no file: the file is opened, then its identity taken through the descriptor,
+  /// then read through it, so the identity is always the one of the bytes read. Refuses what
+  /// ``read()`` refuses before looking at the contents.
+  func readVersion() throws(SettingsError) -> (data: Data, version: FileVersion)? {
+    // Checked before opening: opening a device can have effects (and a FIFO's open waits).
     switch POSIX.kind(ofFileAt: url.path) {
     case .missing:
       return nil  // also a symbolic link to nothing
@@ -149,17 +166,31 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     case .unreachable(let reason):
       throw SettingsError(.fileNotReadable, path: url.path, reason: reason)
     }
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      // Gone between the check and the read (another process replaced it): as if missing.
-      if case .missing = POSIX.kind(ofFileAt: url.path) { return nil }
-      throw SettingsError(.fileNotReadable, path: url.path, reason: Self.describe(error))
+    let version: FileVersion
+    let info: stat
+    switch FileVersion.open(url.path) {
+    case .missing:
+      // Gone between the check and the open (another process replaced it): as if missing.
+      return nil
+    case .failed(let reason):
+      throw SettingsError(.fileNotReadable, path: url.path, reason: reason)
+    case .opened(let opened, let status):
+      (version, info) = (opened, status)
+    }
+    // Replaced between the check and the open by something else than a regular file.
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw SettingsError(.fileNotReadable, path: url.path, reason: "It is a directory")
+    default:
+      throw SettingsError(.fileNotReadable, path: url.path, reason: "It is not a regular file")
+    }
+    if Int64(info.st_size) > Int64(clamping: maximumSize) { throw tooLarge() }
+    guard let data = version.read(sizeHint: Int(info.st_size), limit: maximumSize) else {
+      throw SettingsError(.fileNotReadable, path: url.path, reason: POSIX.lastError)
     }
     // The file may have grown between the check and the read.
     guard data.count <= maximumSize else { throw tooLarge() }
-    return data
+    return (data, version)
   }
 
   private func tooLarge() -> SettingsError {
@@ -236,6 +267,17 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ///   ``SettingsError/Code/valueNotRepresentable`` for what ``encode(_:format:path:)`` refuses.
   ///   The file is unchanged when this throws.
   public func write(_ root: PropertyListValue, format: Format = .xml) throws(SettingsError) {
+    _ = try writeReturningVersion(root, format: format)
+  }
+
+  /// Writes the file as ``write(_:format:)`` does, and returns the version written, held open
+  /// (see ``FileVersion``); `nil` if it couldn't be held, which callers treat as an unknown
+  /// version.
+  ///
+  /// - Throws: What ``write(_:format:)`` throws.
+  func writeReturningVersion(
+    _ root: PropertyListValue, format: Format
+  ) throws(SettingsError) -> FileVersion? {
     let data = try Self.encode(root, format: format, path: url.path)
     guard data.count <= maximumSize else {
       throw SettingsError(
@@ -245,7 +287,7 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
           "It would be \(data.count) bytes, over the limit of \(maximumSize) that reading accepts"
       )
     }
-    try AtomicFile.replace(url, with: data)
+    return try AtomicFile.replace(url, with: data)
   }
 
   /// Encodes a value as property-list bytes, as ``write(_:format:)`` does before writing them.

@@ -7,9 +7,9 @@ extension LayeredPlistStore {
     var entries: [String: PropertyListValue] = [:]
     /// The file's format; `nil` if there was no file or it was empty.
     var format: PropertyListFile.Format?
-    /// The identity of the file the entries came from, as it is now on disk (after a rewrite of
-    /// salvaged entries, the new file's); `nil` if no file holds them.
-    var identity: FileIdentity?
+    /// The version of the file the entries came from, held open (after a rewrite of salvaged
+    /// entries, the new file's); `nil` if no file holds them, or its version isn't known.
+    var version: FileVersion?
     /// The corruption found, with the entries that were left out (empty for a file corrupt as a
     /// whole), and what became of the original file.
     var recovery: Recovery?
@@ -115,15 +115,15 @@ extension LayeredPlistStore {
       var entries: [String: PropertyListValue] = [:]
       var unreadable: [SettingsError] = []
       let problem: SettingsError
-      let judged: FileIdentity?
+      let judged: FileVersion
       var format: PropertyListFile.Format?
       var sizeBoundsOfRest: [String: Int]?
       switch try CorruptFiles.read(file, retryInterval: 0.05, salvaging: true) {
       case .missing:
         return PersistentRead()
-      case .corrupt(let error, let identity):
-        (problem, judged) = (error, identity)
-      case .read(let read, let readFormat, let unreadableEntries, let identity):
+      case .corrupt(let error, let version):
+        (problem, judged) = (error, version)
+      case .read(let read, let readFormat, let unreadableEntries, let version):
         format = readFormat
         unreadable = unreadableEntries
         entries = normalizingKeys(of: read, options: options, store: store)
@@ -168,11 +168,11 @@ extension LayeredPlistStore {
         }
         if unreadable.isEmpty {
           return PersistentRead(
-            entries: entries, format: readFormat, identity: identity, sizeBounds: bounds)
+            entries: entries, format: readFormat, version: version, sizeBounds: bounds)
         }
         sizeBoundsOfRest = bounds
         unreadable.sort { ($0.key ?? "") < ($1.key ?? "") }
-        judged = identity
+        judged = version
         let keys = unreadable.compactMap(\.key).map { "'\($0)'" }.joined(separator: ", ")
         problem = SettingsError(
           .corruptFile, path: file.url.path,
@@ -183,7 +183,7 @@ extension LayeredPlistStore {
 
       // Judge and move under the lock, and only the version judged.
       let recover = { () throws(SettingsError) -> PersistentRead? in
-        guard POSIX.identity(ofFileAt: target.path) == judged else { return nil }
+        guard judged.isCurrent(atPath: target.path) else { return nil }
         let setAside: Result<URL, SettingsError>
         if CorruptFiles.isSymbolicLink(file.url) {
           setAside = .failure(
@@ -199,20 +199,20 @@ extension LayeredPlistStore {
           setAside = Result { () throws(SettingsError) in try CorruptFiles.moveAside(target) }
         }
         var rewrote = false
-        var identity: FileIdentity?
+        var version: FileVersion?
         if case .success = setAside, rewritesSalvagedEntries, !entries.isEmpty {
           let saving = savingFormat(option: options.format, file: format)
-          if (try? file.write(.dictionary(entries), format: saving)) != nil {
+          do {
+            version = try file.writeReturningVersion(.dictionary(entries), format: saving)
             rewrote = true
-            identity = POSIX.identity(ofFileAt: target.path)
-          } else {
+          } catch {
             // Finish the move, so the copy kept aside is the only one; the next save writes
             // the entries.
             POSIX.removeFile(target.path)
           }
         }
         return PersistentRead(
-          entries: entries, format: format, identity: identity,
+          entries: entries, format: format, version: version,
           recovery: Recovery(
             problem: problem, unreadableEntries: unreadable, setAside: setAside,
             rewroteSalvagedEntries: rewrote),
@@ -230,7 +230,7 @@ extension LayeredPlistStore {
           // No lock (a read-only file system, a lock file planted as a link): nothing is moved,
           // the store opens with what could be read, and saves refuse to write over the file.
           return PersistentRead(
-            entries: entries, format: format, identity: nil,
+            entries: entries, format: format, version: nil,
             recovery: Recovery(
               problem: problem, unreadableEntries: unreadable, setAside: .failure(error),
               rewroteSalvagedEntries: false),

@@ -71,17 +71,13 @@ extension LayeredPlistStore {
 
   /// Saves, after `update` changes the merged contents under the file lock (see
   /// ``update(forKey:_:)`` and ``updateValues(_:)``) and returns the keys it changed.
-  /// `rereads` reads the file under the lock even if its identity looks unchanged: a file
-  /// replaced within the clock's granularity by one of the same size can reuse the inode number
-  /// and look unchanged.
   func save(
-    rereads: Bool = false,
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) {
     // Observers and diagnostics hear of the outcome once `saveLock` is released: an observer
     // may save, or write to a store that autosaves.
     let (changed, recovery) = try underSaveLock { () throws(SettingsError) in
-      try saveLocked(rereads: rereads, updating: update)
+      try saveLocked(updating: update)
     }
     publish(changed)
     if let recovery { record(recovery) }
@@ -99,17 +95,16 @@ extension LayeredPlistStore {
   /// The save itself, holding `saveLock`; returns the observed keys whose effective value
   /// changed and the corrupt file found on disk, if any, to publish and record after.
   private func saveLocked(
-    rereads: Bool,
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) -> ([String], Recovery?) {
-    let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
+    let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
       // Temporary files of killed processes are removed at open and at most once a minute.
       let now = DispatchTime.now().uptimeNanoseconds
       let cleansUp = now &- state.lastTemporaryFileCleanup > 60_000_000_000
       if cleansUp { state.lastTemporaryFileCleanup = now }
       return (
         state.dirty.map { key, change in (key, state.fileValue(forKey: key), change) },
-        state.diskIdentity,
+        state.diskVersion,
         state.fileContents(),
         cleansUp
       )
@@ -119,7 +114,9 @@ extension LayeredPlistStore {
       () throws(SettingsError) -> SaveOutcome in
       var outcome = SaveOutcome()
       var contents = ownContents
-      if rereads || POSIX.identity(ofFileAt: target) != knownIdentity {
+      // The version known is held open, so its inode number can't have been given to another
+      // process's file: a file with its identity is the one this process last read or wrote.
+      if !knownVersion.isCurrent(atPath: target) {
         // Another process saved since this one last read the file: start from its contents.
         let read = try Self.readPersistent(
           persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false)
@@ -137,8 +134,8 @@ extension LayeredPlistStore {
         outcome.othersContents = contents
       }
       if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: persistentFile.url) }
-      try persistentFile.write(.dictionary(contents), format: persistentFormat)
-      outcome.identity = POSIX.identity(ofFileAt: target)
+      outcome.version = try persistentFile.writeReturningVersion(
+        .dictionary(contents), format: persistentFormat)
       return outcome
     }
     let ((), changed) = changingStateUnpublished { state in
@@ -154,7 +151,7 @@ extension LayeredPlistStore {
         state.dirty.removeValue(forKey: key)
       }
       if let othersContents = outcome.othersContents { state.adopt(othersContents) }
-      state.diskIdentity = outcome.identity
+      state.diskVersion = outcome.version
       state.saveCount += 1
     }
     return (changed, outcome.recovery)
@@ -196,18 +193,18 @@ extension LayeredPlistStore {
   /// effective value changed, and a corrupt file found on disk, if any.
   private func reloadLocked() throws(SettingsError) -> (Bool, [String], Recovery?) {
     let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
-    guard POSIX.identity(ofFileAt: target) != state.withLock({ $0.diskIdentity }) else {
+    guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
       return (false, [], nil)
     }
     let read = try Self.readPersistent(
       persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true)
     if read.recovery != nil, read.entries.isEmpty {
       // Nothing could be read: keep what this process has; the next save writes it.
-      state.withLock { $0.diskIdentity = nil }
+      state.withLock { $0.diskVersion = nil }
       return (false, [], read.recovery)
     }
     let (reloaded, changed) = changingStateUnpublished { state in
-      state.diskIdentity = read.identity
+      state.diskVersion = read.version
       return state.adopt(read.entries)
     }
     return (reloaded, changed, read.recovery)
@@ -217,7 +214,8 @@ extension LayeredPlistStore {
 
   /// What a save found and did inside the file lock.
   struct SaveOutcome {
-    var identity: FileIdentity?
+    /// The version written, held open.
+    var version: FileVersion?
     /// The merged contents, when the file had been changed by another process or updated.
     var othersContents: [String: PropertyListValue]?
     /// The keys ``update(forKey:_:)`` or ``updateValues(_:)`` changed.

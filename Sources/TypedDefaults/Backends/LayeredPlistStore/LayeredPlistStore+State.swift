@@ -28,8 +28,11 @@ extension LayeredPlistStore {
     /// For keys written for the next launch: what `data.plist` should hold (`nil`: no value).
     var nextLaunch: [String: PropertyListValue?] = [:]
     var changeCount: UInt64 = 0
-    /// The version of `data.plist` this process last read or wrote; `nil` if there was no file.
-    var diskIdentity: FileIdentity?
+    /// The version of `data.plist` this process last read or wrote, held open: the store's one
+    /// open descriptor on it (see ``FileVersion``), closed when a newer version replaces it or
+    /// the store goes; `nil` if there was no file, or its version isn't known (the next save
+    /// then reads the file first).
+    var diskVersion: FileVersion?
     var saveCount = 0
     /// When a save last removed stale temporary files (`DispatchTime` uptime, nanoseconds).
     var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
@@ -46,11 +49,11 @@ extension LayeredPlistStore {
     var totalSizeBound = 0
 
     init(
-      layers: [[String: PropertyListValue]], diskIdentity: FileIdentity?,
+      layers: [[String: PropertyListValue]], diskVersion: FileVersion?,
       fileFormat: PropertyListFile.Format, sizeLimit: Int, sizeBounds: [String: Int]?
     ) {
       self.layers = layers
-      self.diskIdentity = diskIdentity
+      self.diskVersion = diskVersion
       self.fileFormat = fileFormat
       self.sizeLimit = sizeLimit
       if let sizeBounds {

@@ -29,10 +29,7 @@ extension LayeredPlistStore {
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
     var result: Result?
-    // Always read under the lock: an identity that looks unchanged can hide another process's
-    // save (see `save(rereads:updating:)`), and a multi-key update must start from what is there.
     try save(
-      rereads: true,
       updating: { contents throws(SettingsError) in
         var updated = contents
         result = try transform(&updated)

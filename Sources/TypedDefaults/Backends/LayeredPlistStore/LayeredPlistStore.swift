@@ -56,9 +56,10 @@ import Foundation
 /// `data.plist.lock` beside it), re-reads the file if another process changed it since, applies
 /// only the keys this process changed (values and removals), and writes the result; it then sees
 /// the other processes' values too. ``reload()`` picks up their changes without saving. Changes
-/// are noticed by the file's identity (device, inode, size, modification time), so a file
-/// replaced by an atomic rename is noticed too. If two processes change the same key, the last to
-/// save wins.
+/// are noticed by the file's identity (device, inode, size, modification and status change
+/// times), so a file replaced by an atomic rename is noticed too; the store holds one read-only
+/// descriptor on the version it last read or wrote, so that no later file can get its inode
+/// number. If two processes change the same key, the last to save wins.
 ///
 /// A store sees another process's saves when it reloads or saves, or as they happen when it
 /// watches its files: ``Options/watchesFiles`` (off by default), or ``startWatching()``. A
@@ -170,7 +171,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       self.persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
       reportingClashesAs: name)
     layers[Layer.persistent.rawValue] = read.entries
-    if read.identity != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
+    if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
     for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
       if let file, let contents = try Self.readLayerFile(file) {
@@ -184,7 +185,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
     self.state = Locked(
       State(
-        layers: layers, diskIdentity: read.identity, fileFormat: persistentFormat,
+        layers: layers, diskVersion: read.version, fileFormat: persistentFormat,
         sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds))
 
     if let recovery = read.recovery {

@@ -22,8 +22,10 @@
       /// Keys changed here and not yet saved, with the number of their latest change.
       var dirty: [String: UInt64] = [:]
       var changeCount: UInt64 = 0
-      /// The version of the file last read or written; `nil` if there was none.
-      var diskIdentity: FileIdentity?
+      /// The version of the file last read or written, held open: the suite's one open
+      /// descriptor on it (see ``FileVersion``), closed when a newer version replaces it or the
+      /// suite goes; `nil` if there was none, or its version isn't known.
+      var diskVersion: FileVersion?
       var flushScheduled = false
       var lastChange = DispatchTime.now()
       var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
@@ -95,7 +97,7 @@
         // that save's failure is reported.
         initial = LayeredPlistStore.PersistentRead()
       }
-      state = Locked(State(values: initial.entries, diskIdentity: initial.identity))
+      state = Locked(State(values: initial.entries, diskVersion: initial.version))
       mirror = Mirror(known: initial.entries)
       if let recovery = initial.recovery { recovery.report(backend: name) }
     }
@@ -278,9 +280,7 @@
       var result: Result?
       try underSaveLock { () throws(SettingsError) in
         var updatedKeys: [String] = []
-        // Always read under the lock (see `saveLocked(rereads:updating:)`).
         var changed = try saveLocked(
-          rereads: true,
           updating: { contents throws(SettingsError) in
             var updated = contents
             result = try transform(&updated)
@@ -309,7 +309,7 @@
     /// keys not changed here; returns the keys whose values changed. `saveLock` must be held.
     func reloadLocked() throws(SettingsError) -> Set<String> {
       let target = AtomicFile.resolvedTarget(of: file.url).path
-      guard POSIX.identity(ofFileAt: target) != state.withLock({ $0.diskIdentity }) else {
+      guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
         return []
       }
       let read = try LayeredPlistStore.readPersistent(
@@ -317,12 +317,12 @@
       if let recovery = read.recovery {
         recovery.report(backend: name)
         if read.entries.isEmpty {
-          state.withLock { $0.diskIdentity = nil }
+          state.withLock { $0.diskVersion = nil }
           return []
         }
       }
       let pushes = state.withLock { state in
-        state.diskIdentity = read.identity
+        state.diskVersion = read.version
         let changed = state.adopt(read.entries)
         return (Set(changed.keys), lockMirror(forAdopted: changed))
       }
@@ -345,7 +345,8 @@
 
     /// What a save found and did under the file lock.
     private struct SaveOutcome {
-      var identity: FileIdentity?
+      /// The version written, held open; `nil` once the file is removed.
+      var version: FileVersion?
       var othersContents: [String: PropertyListValue]?
       var updatedKeys: [String] = []
       var recovery: LayeredPlistStore.Recovery?
@@ -353,20 +354,17 @@
 
     /// Saves under the file lock, merging with the file if another process changed it, after
     /// `update` changes the merged contents and returns the keys it changed; returns the keys
-    /// whose values changed by the merge. `saveLock` must be held. `rereads` reads the file even
-    /// if its identity looks unchanged: a file replaced within the clock's granularity by one of
-    /// the same size can reuse the inode number and look unchanged.
+    /// whose values changed by the merge. `saveLock` must be held.
     private func saveLocked(
-      rereads: Bool = false,
       updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
     ) throws(SettingsError) -> Set<String> {
-      let (changes, knownIdentity, ownContents, cleansUp) = state.withLock { state in
+      let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
         let now = DispatchTime.now().uptimeNanoseconds
         let cleansUp = now &- state.lastTemporaryFileCleanup > 60_000_000_000
         if cleansUp { state.lastTemporaryFileCleanup = now }
         return (
           state.dirty.map { key, change in (key, state.values[key], change) },
-          state.diskIdentity, state.values, cleansUp
+          state.diskVersion, state.values, cleansUp
         )
       }
       let target = AtomicFile.resolvedTarget(of: file.url).path
@@ -374,7 +372,8 @@
         () throws(SettingsError) -> SaveOutcome in
         var outcome = SaveOutcome()
         var contents = ownContents
-        if rereads || POSIX.identity(ofFileAt: target) != knownIdentity {
+        // Held open, the version known can't have its inode number reused (see `FileVersion`).
+        if !knownVersion.isCurrent(atPath: target) {
           // Another process (or corelibs, rewriting in place) changed the file: start from it.
           let read = try LayeredPlistStore.readPersistent(
             file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false)
@@ -400,9 +399,8 @@
             POSIX.synchronizeFolder(file.url.deletingLastPathComponent().path)
           }
         } else {
-          try file.write(.dictionary(contents), format: .binary)
+          outcome.version = try file.writeReturningVersion(.dictionary(contents), format: .binary)
         }
-        outcome.identity = POSIX.identity(ofFileAt: target)
         return outcome
       }
       let (changedKeys, pushes) = state.withLock { state in
@@ -424,7 +422,7 @@
         if let others = outcome.othersContents {
           changed.merge(state.adopt(others)) { $1 }
         }
-        state.diskIdentity = outcome.identity
+        state.diskVersion = outcome.version
         var pushes = lockMirror(forAdopted: changed)
         let pushed = Set(pushes.map(\.0))
         for key in outcome.updatedKeys where !pushed.contains(key) {
