@@ -223,6 +223,34 @@ private func archive(_ object: NSObject) throws -> Data {
     ),
   ]
 
+  #if !canImport(Darwin)
+    /// corelibs caches a decoded object only once its `init(coder:)` returns, so objects that
+    /// refer to each other in a cycle recurse until the stack overflows: refused before decoding.
+    @Test func objectsReferringToEachOtherInACycleAreRefusedNotACrash() throws {
+      let data = try archive(
+        ArchivedPlaylist(title: "mix", first: ArchivedSample(name: "a", count: 3)))
+      var archive = try #require(PropertyListFile.decode(data).root.dictionaryValue)
+      var objects = try #require(archive["$objects"]?.arrayValue)
+      let root = try #require(
+        archive["$top"]?.dictionaryValue?["root"]?.dictionaryValue?["CF$UID"]?.intValue)
+      // The nested sample: the object that isn't the root and holds "count".
+      let nested = try #require(
+        objects.indices.first { $0 != root && objects[$0].dictionaryValue?["count"] != nil })
+      var sample = try #require(objects[nested].dictionaryValue)
+      sample["back"] = ["CF$UID": .integer(.init(Int64(root)))]
+      objects[nested] = .dictionary(sample)
+      archive["$objects"] = .array(objects)
+      let stored = PropertyListValue.data(try Self.encodeBinary(.dictionary(archive)))
+      let backend = InMemoryBackend(["playlist": stored])
+      let (read, diagnostics) = collectingDiagnostics {
+        AccountSettings(backend: backend).playlist
+      }
+      #expect(read == nil)
+      #expect(diagnostics.first?.message.contains("refer to each other in a cycle") == true)
+      #expect(backend.value(forKey: "playlist") == stored)
+    }
+  #endif
+
   @Test(arguments: 0..<malformed.count)
   func aMalformedArchiveIsTheDefaultWithADiagnosticNeverACrash(_ index: Int) throws {
     let (name, make, reason) = Self.malformed[index]

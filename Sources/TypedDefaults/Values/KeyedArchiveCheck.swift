@@ -70,7 +70,11 @@ enum KeyedArchiveCheck {
     let allowed = Set(allowedClassNames)
     var classBearing: Set<Int> = []
     var references: [Int] = []
+    // The objects each object refers to (its class description left out).
+    var edges = [[Int]](repeating: [], count: objects.count)
     for (index, object) in objects.enumerated() {
+      let start = references.count
+      defer { edges[index] = Array(references[start...]) }
       guard case .dictionary(let fields) = object else {
         collectReferences(in: object, into: &references)
         continue
@@ -104,6 +108,45 @@ enum KeyedArchiveCheck {
     if allowed.count == 1 {
       if classBearing.count > 1 || references.contains(rootIndex) {
         return "the archive holds objects nested where the setting allows only its root class"
+      }
+    }
+    #if !canImport(Darwin)
+      if let problem = cycleOrDepthProblem(from: rootIndex, edges: edges) { return problem }
+    #endif
+    return nil
+  }
+
+  /// The deepest chain of nested objects the unarchiver is given: it decodes nested objects
+  /// recursively, on the caller's stack.
+  static let maximumNesting = 256
+
+  /// On Linux, refuses objects that refer to each other in a cycle reachable from the root (corelibs
+  /// caches an object only once its `init(coder:)` returns, so a cycle recurses until the stack
+  /// overflows) and chains of nested objects deeper than ``maximumNesting``. An iterative
+  /// depth-first walk, so hostile archives can't exhaust this check's stack either.
+  private static func cycleOrDepthProblem(from root: Int, edges: [[Int]]) -> String? {
+    // 0: not seen; 1: on the current path; 2: done.
+    var state = [UInt8](repeating: 0, count: edges.count)
+    var path: [(node: Int, next: Int)] = [(root, 0)]
+    state[root] = 1
+    while let (node, next) = path.last {
+      guard next < edges[node].count else {
+        state[node] = 2
+        path.removeLast()
+        continue
+      }
+      path[path.count - 1].next += 1
+      let child = edges[node][next]
+      guard child != 0 else { continue }  // `$null`
+      switch state[child] {
+      case 1: return "objects \(node) and \(child) refer to each other in a cycle"
+      case 2: continue
+      default:
+        guard path.count < maximumNesting else {
+          return "objects are nested more than \(maximumNesting) deep"
+        }
+        state[child] = 1
+        path.append((child, 0))
       }
     }
     return nil
