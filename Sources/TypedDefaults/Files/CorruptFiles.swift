@@ -129,10 +129,40 @@ enum CorruptFiles {
   /// to fit the file system's 255-byte limit. On a file system without hard links, the file is
   /// renamed to a name checked to be free.
   ///
+  /// With `expected`, only that file (device and inode) is moved: the file at `url` is first
+  /// renamed to a private name, which takes exactly one file atomically, and if another program
+  /// replaced the judged file since (without the lock), that file is put back under `url` (never
+  /// over a newer one) and nothing is moved. Nothing is lost either way.
+  ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause if the file
-  ///   can't be moved; it is then where it was.
-  static func moveAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {
-    try keepAside(url, removingOriginal: true, now: now)
+  ///   can't be moved, or if it is no longer the file judged; it is then where it was.
+  static func moveAside(
+    _ url: URL, expected: FileIdentity? = nil, now: Date = Date()
+  ) throws(SettingsError) -> URL {
+    guard let expected else { return try keepAside(url, removingOriginal: true, now: now) }
+    let folder = url.deletingLastPathComponent()
+    let holding = folder.appendingPathComponent(
+      ".aside-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
+    guard POSIX.renameFile(url.path, holding.path) else {
+      throw SettingsError(
+        .fileNotWritable, path: url.path, reason: "Cannot move it aside: \(POSIX.lastError)")
+    }
+    let moved = POSIX.identity(ofFileAt: holding.path)
+    guard moved?.device == expected.device, moved?.inode == expected.inode else {
+      // Another program replaced the judged file: put its file back, unless a newer one has
+      // taken the name meanwhile (then it stays under the private name, kept, not lost).
+      if link(holding.path, url.path) == 0 { _ = unlink(holding.path) }
+      throw SettingsError(
+        .fileNotWritable, path: url.path,
+        reason: "It was replaced while being moved aside; the new file is left as it is")
+    }
+    do {
+      return try keepAside(holding, named: url, removingOriginal: true, now: now)
+    } catch {
+      // Back where it was (never over a newer file).
+      if link(holding.path, url.path) == 0 { _ = unlink(holding.path) }
+      throw error
+    }
   }
 
   /// Keeps a copy of the file at `url` under the name ``moveAside(_:now:)`` would give it, and
@@ -146,7 +176,7 @@ enum CorruptFiles {
   }
 
   private static func keepAside(
-    _ url: URL, removingOriginal: Bool, now: Date
+    _ url: URL, named original: URL? = nil, removingOriginal: Bool, now: Date
   ) throws(SettingsError) -> URL {
     // 20261130T154000Z: sorts by time, and holds no character a file name can't.
     let stamp = now.formatted(
@@ -154,7 +184,7 @@ enum CorruptFiles {
         dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted,
         timeZone: .gmt))
     let folder = url.deletingLastPathComponent()
-    var base = url.lastPathComponent
+    var base = (original ?? url).lastPathComponent
     let suffix = ".corrupt-\(stamp)"
     // Room for the suffix and a counter within NAME_MAX.
     while base.utf8.count + suffix.utf8.count + 4 > 255, !base.isEmpty { base.removeLast() }

@@ -196,7 +196,9 @@ extension LayeredPlistStore {
           // keeps its mode and owner.
           setAside = Result { () throws(SettingsError) in try CorruptFiles.keepCopyAside(target) }
         } else {
-          setAside = Result { () throws(SettingsError) in try CorruptFiles.moveAside(target) }
+          setAside = Result { () throws(SettingsError) in
+            try CorruptFiles.moveAside(target, expected: judged.identity)
+          }
         }
         var rewrote = false
         var version: FileVersion?
