@@ -18,7 +18,7 @@ import Foundation
 // @unchecked Sendable: `key`, `propertyName`, `backend`, `target`, `targetKey`, `cellBackend`,
 // `cell` and `observable` are written only by `bind`, which runs while the owning model is being
 // initialized, before the model can be shared with another thread; afterwards they are only read.
-// `conversion` and `lastReportedMismatch` are behind `slowLock`.
+// `conversion`, `convertedDefault` and `lastReportedMismatch` are behind `slowLock`.
 @usableFromInline
 final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// The declared default; `nil` only for a default computed at read time (`makeDefault`).
@@ -42,9 +42,26 @@ final class SettingStorage<Value: SettingValue>: @unchecked Sendable {
   /// cell around every read cost about a quarter of the read.
   @exclusivity(unchecked) @usableFromInline private(set) var readCell: Unmanaged<ValueCell>?
   private(set) var propertyName: String?
-  /// The default as a property list, converted on each call (only descriptors and registration
-  /// defaults ask for it): storing it cost every setting a field to fill and release.
-  var defaultPropertyListValue: PropertyListValue? { try? fixedDefault?.propertyListValue() }
+  /// The default as a property list, converted the first time it is asked for (descriptors,
+  /// imports, exports and registration defaults ask), then kept, behind `slowLock`: converting
+  /// it for every setting as it is created cost every model's creation, and converting it on
+  /// each call cost every import a conversion per key.
+  var defaultPropertyListValue: PropertyListValue? {
+    guard let fixedDefault else { return nil }
+    slowLock.lock()
+    if let cached = convertedDefault {
+      slowLock.unlock()
+      return cached
+    }
+    slowLock.unlock()
+    let converted = try? fixedDefault.propertyListValue()
+    slowLock.lock()
+    convertedDefault = .some(converted)
+    slowLock.unlock()
+    return converted
+  }
+  /// ``defaultPropertyListValue`` once converted, behind `slowLock`.
+  @exclusivity(unchecked) private var convertedDefault: PropertyListValue??
   /// Whether the default is stored as an array or a dictionary, so that values of this setting
   /// are read together with their cached conversion (see ``read()``).
   @usableFromInline let storesContainers: Bool
