@@ -77,14 +77,8 @@ enum CrossProcessLatency {
     }
     try input.fileHandleForWriting.close()
     child.waitUntilExit()
-    let sorted = samples.sorted()
-    let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
     let name = "save in another process → event in a watching LayeredPlistStore (\(saves) saves)"
-    return [
-      Figure(
-        name: "\(name), median", ours: median(samples), baseline: nil, target: nil, unit: "µs"),
-      Figure(name: "\(name), p99", ours: p99, baseline: nil, target: nil, unit: "µs"),
-    ]
+    return percentiles(samples, name: name, unit: "µs")
   }
 
   private static func failure(_ message: String) -> any Error {

@@ -89,3 +89,18 @@ func timed(_ iterations: Int, _ body: (_ iterations: Int) throws -> Void) rethro
   try body(iterations)
   return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)
 }
+
+/// A latency's median and 99th percentile, as two figures with no baseline.
+///
+/// - Parameters:
+///   - samples: The latencies measured, in `unit`.
+///   - name: What was measured; the figures are named `<name>, median` and `<name>, p99`.
+///   - unit: The samples' unit ("ns" by default).
+func percentiles(_ samples: [Double], name: String, unit: String = "ns") -> [Figure] {
+  let sorted = samples.sorted()
+  let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+  return [
+    Figure(name: "\(name), median", ours: median(samples), baseline: nil, target: nil, unit: unit),
+    Figure(name: "\(name), p99", ours: p99, baseline: nil, target: nil, unit: unit),
+  ]
+}

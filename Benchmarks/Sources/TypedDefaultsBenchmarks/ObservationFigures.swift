@@ -106,14 +106,4 @@ extension Figures {
     consumer.cancel()
     return percentiles(samples, name: "write → for-await consumer latency, InMemoryBackend")
   }
-
-  private func percentiles(_ samples: [Double], name: String) -> [Figure] {
-    let sorted = samples.sorted()
-    let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-    return [
-      Figure(
-        name: "\(name), median", ours: median(samples), baseline: nil, target: nil, unit: "ns"),
-      Figure(name: "\(name), p99", ours: p99, baseline: nil, target: nil, unit: "ns"),
-    ]
-  }
 }
