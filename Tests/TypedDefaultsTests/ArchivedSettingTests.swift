@@ -20,6 +20,30 @@ final class ArchivedIntruder: NSObject, NSSecureCoding, Sendable {
   }
 }
 
+/// A class that conforms to `NSSecureCoding` but says it doesn't support it.
+final class ArchivedInsecure: NSObject, NSSecureCoding, Sendable {
+  static var supportsSecureCoding: Bool { false }
+  let name: String
+  init(name: String) { self.name = name }
+  func encode(with coder: NSCoder) { coder.encode(name as NSString, forKey: "name") }
+  init?(coder: NSCoder) {
+    guard let name = coder.decodeObject(forKey: "name") as? String else { return nil }
+    self.name = name
+  }
+}
+
+/// A class only the name-mapping test uses, since the mapping it sets is process-wide.
+final class ArchivedRemapped: NSObject, NSSecureCoding, Sendable {
+  static var supportsSecureCoding: Bool { true }
+  let name: String
+  init(name: String) { self.name = name }
+  func encode(with coder: NSCoder) { coder.encode(name as NSString, forKey: "name") }
+  init?(coder: NSCoder) {
+    guard let name = coder.decodeObject(of: NSString.self, forKey: "name") else { return nil }
+    self.name = name as String
+  }
+}
+
 /// An object holding another archived object, which it declares.
 final class ArchivedPlaylist: NSObject, NSSecureCoding, ArchivedObjectClasses, Sendable {
   static var supportsSecureCoding: Bool { true }
@@ -251,6 +275,34 @@ private func archive(_ object: NSObject) throws -> Data {
     }
   #endif
 
+  /// An archive of an object declaring extra classes, with an allowed object put where its
+  /// `init(coder:)` decodes a string: corelibs' secure unarchiver stopped the process there
+  /// ("Value was of unexpected class"), so on Linux our own check stands in for secure coding.
+  @Test func anAllowedObjectWhereAStringIsDecodedIsTheDefaultNotACrash() throws {
+    let data = try archive(
+      ArchivedPlaylist(title: "mix", first: ArchivedSample(name: "a", count: 3)))
+    var archive = try #require(PropertyListFile.decode(data).root.dictionaryValue)
+    var objects = try #require(archive["$objects"]?.arrayValue)
+    let root = try #require(
+      archive["$top"]?.dictionaryValue?["root"]?.dictionaryValue?["CF$UID"]?.intValue)
+    var playlist = try #require(objects[root].dictionaryValue)
+    playlist["title"] = try #require(playlist["first"])
+    objects[root] = .dictionary(playlist)
+    archive["$objects"] = .array(objects)
+    let stored = PropertyListValue.data(try Self.encodeBinary(.dictionary(archive)))
+    let backend = InMemoryBackend(["playlist": stored])
+    let (read, diagnostics) = collectingDiagnostics {
+      AccountSettings(backend: backend).playlist
+    }
+    #expect(read == nil)
+    #expect(diagnostics.count == 1)
+    #expect(diagnostics.first?.kind == .typeMismatch)
+    #expect(backend.value(forKey: "playlist") == stored)
+    // The untouched archive still reads, so the refusal is the substitution's doing.
+    let original = try #require(Archived<ArchivedPlaylist>(propertyListValue: .data(data)))
+    #expect(original.object.title == "mix" && original.object.first.name == "a")
+  }
+
   @Test(arguments: 0..<malformed.count)
   func aMalformedArchiveIsTheDefaultWithADiagnosticNeverACrash(_ index: Int) throws {
     let (name, make, reason) = Self.malformed[index]
@@ -308,26 +360,77 @@ private func archive(_ object: NSObject) throws -> Data {
     let original =
       fixedKeyOrder
       ? Self.archiveWithNameBeforeClass : try archive(ArchivedSample(name: "sample", count: 12))
-    var decodedAsOriginal = 0
-    var refused = 0
-    for position in original.indices {
-      for mask: UInt8 in [0x01, 0x80, 0xFF] {
-        var bytes = original
-        bytes[position] ^= mask
-        let value = SettingsDiagnostics.withHandler({ _ in }) {
-          Archived<ArchivedSample>(propertyListValue: .data(bytes))
-        }
-        if let value {
-          // A corruption that still decodes gives an ArchivedSample, never another class.
-          #expect(type(of: value.object) == ArchivedSample.self)
-          if value.object.name == "sample" && value.object.count == 12 { decodedAsOriginal += 1 }
-        } else {
-          refused += 1
+    let reads = Self.everySingleByteCorruption(of: original, readAs: ArchivedSample.self)
+    for value in reads.compactMap({ $0 }) {
+      // A corruption that still decodes gives an ArchivedSample, never another class.
+      #expect(type(of: value.object) == ArchivedSample.self)
+    }
+    let decodedAsOriginal = reads.count {
+      $0?.object.name == "sample" && $0?.object.count == 12
+    }
+    let refused = reads.count { $0 == nil }
+    #expect(refused > 0)
+    #expect(decodedAsOriginal + refused <= original.count * 3)
+  }
+
+  /// `original` with each byte in turn XORed with 0x01, 0x80 and 0xFF, each read as an
+  /// `Archived<Object>` (`nil` where refused), diagnostics silenced.
+  private static func everySingleByteCorruption<Object>(
+    of original: Data, readAs _: Object.Type
+  ) -> [Archived<Object>?] {
+    SettingsDiagnostics.withHandler({ _ in }) {
+      original.indices.flatMap { position in
+        [UInt8(0x01), 0x80, 0xFF].map { mask in
+          var bytes = original
+          bytes[position] ^= mask
+          return Archived<Object>(propertyListValue: .data(bytes))
         }
       }
     }
-    #expect(refused > 0)
-    #expect(decodedAsOriginal + refused <= original.count * 3)
+  }
+
+  @Test func anArchiveOfAClassThatDoesNotSupportSecureCodingIsTheDefaultNotACrash() throws {
+    let stored = PropertyListValue.data(
+      try NSKeyedArchiver.archivedData(
+        withRootObject: ArchivedInsecure(name: "old"), requiringSecureCoding: false))
+    let backend = InMemoryBackend(["legacy": stored])
+    let setting = Setting<Archived<ArchivedInsecure>?>("legacy", default: nil, backend: backend)
+    let (read, diagnostics) = collectingDiagnostics { setting.wrappedValue }
+    #expect(read == nil)
+    #expect(diagnostics.first?.message.contains("does not support secure coding") == true)
+    #expect(backend.value(forKey: "legacy") == stored)
+  }
+
+  #if !canImport(Darwin)
+    /// Secure coding is off on Linux, so a process-wide class-name mapping pointing an allowed
+    /// name at another class must not make the unarchiver construct that class.
+    @Test func anAllowedClassNameMappedToAnotherClassIsRefused() throws {
+      let stored = PropertyListValue.data(try archive(ArchivedRemapped(name: "r")))
+      let setting = Setting<Archived<ArchivedRemapped>?>(
+        "remapped", default: nil, backend: InMemoryBackend(["remapped": stored]))
+      #expect(setting.wrappedValue?.object.name == "r")
+      let name = NSStringFromClass(ArchivedRemapped.self)
+      NSKeyedUnarchiver.setClass(ArchivedIntruder.self, forClassName: name)
+      defer { NSKeyedUnarchiver.setClass(nil, forClassName: name) }
+      let (read, diagnostics) = collectingDiagnostics { setting.wrappedValue }
+      #expect(read == nil)
+      #expect(diagnostics.first?.message.contains("mapped to another class") == true)
+    }
+  #endif
+
+  @Test func everySingleByteCorruptionOfAnArchiveWithNestedObjectsReadsAsAPlaylistOrTheDefault()
+    throws
+  {
+    // Two allowed classes, so a corruption can move either object anywhere in the other.
+    let original = try archive(
+      ArchivedPlaylist(title: "mix", first: ArchivedSample(name: "a", count: 3)))
+    let reads = Self.everySingleByteCorruption(of: original, readAs: ArchivedPlaylist.self)
+    for value in reads.compactMap({ $0 }) {
+      #expect(type(of: value.object) == ArchivedPlaylist.self)
+      #expect(type(of: value.object.first) == ArchivedSample.self)
+    }
+    #expect(reads.count { $0 == nil } > 0)
+    #expect(reads.count == original.count * 3)
   }
 
   @Test func eightThreadsDecodingArchivesAtOnceReadEachTheirOwnValue() throws {

@@ -33,8 +33,9 @@ import Foundation
 /// left untouched: an archive of another class, bytes that aren't an archive, a value that isn't
 /// data. The bytes are checked by the library's own binary property-list reader before
 /// `NSKeyedUnarchiver` sees them, and refused unless every class they name is allowed: on Linux,
-/// Foundation's unarchiver stops the process when it meets a class it wasn't allowed, and
-/// Apple's raises exceptions Swift can't catch for some malformed archives.
+/// Foundation's secure unarchiver stops the process when it meets a class it wasn't allowed, so
+/// there this check takes secure coding's place, and Apple's raises exceptions Swift can't catch
+/// for some malformed archives.
 ///
 /// ## When to prefer Codable
 ///
@@ -133,6 +134,9 @@ extension Archived: SettingValue {
   private static func unarchive(_ data: Data) -> (object: Object?, problem: String?) {
     let classes = allowedClasses
     if let problem = ArchivedClassNames.problem(with: classes) { return (nil, problem) }
+    for cls in classes where (cls as? any NSSecureCoding.Type)?.supportsSecureCoding != true {
+      return (nil, "\(String(reflecting: cls)) does not support secure coding")
+    }
     if let problem = KeyedArchiveCheck.problem(
       in: data, allowedClassNames: classes.compactMap(ArchivedClassNames.name))
     {
@@ -147,7 +151,30 @@ extension Archived: SettingValue {
     // The instance API rather than `unarchivedObject(ofClasses:from:)`, which does the same on
     // Apple platforms; on Linux the static method loses its class list when the root object's
     // `init(coder:)` decodes a nested object, and then stops the process.
-    unarchiver.requiresSecureCoding = true
+    #if canImport(Darwin)
+      unarchiver.requiresSecureCoding = true
+    #else
+      // On Linux, secure coding stops the process (`fatalError`) wherever an `init(coder:)`'s
+      // `decodeObject(of:forKey:)` meets an object of a class that call didn't name, and an
+      // archive can put any allowed object anywhere. The check above stands in for it: every
+      // class the archive names is an allowed one that supports secure coding, so the
+      // unarchiver can construct nothing else, and a misplaced object reaches `init(coder:)` as
+      // a failed cast (`nil`) instead.
+      // The unarchiver finds each class by name through the process-wide mapping first, then
+      // `NSClassFromString`: each allowed name must lead back to its own class.
+      for cls in classes {
+        guard let name = ArchivedClassNames.name(cls),
+          (NSKeyedUnarchiver.class(forClassName: name) ?? NSClassFromString(name)) == cls
+        else {
+          return (
+            nil,
+            "the class name of \(String(reflecting: cls)) is mapped to another class "
+              + "(NSKeyedUnarchiver.setClass(_:forClassName:))"
+          )
+        }
+      }
+      unarchiver.requiresSecureCoding = false
+    #endif
     unarchiver.decodingFailurePolicy = .setErrorAndReturn
     let decoded = unarchiver.decodeObject(of: classes, forKey: NSKeyedArchiveRootObjectKey)
     unarchiver.finishDecoding()
@@ -196,10 +223,11 @@ enum ArchivedClassNames {
 /// }
 /// ```
 ///
-/// Decode such nested objects in `init?(coder:)` with `decodeObject(of:forKey:)` naming all of
-/// `classesInArchive`, then check the type: on Linux, a nested `decodeObject(of:forKey:)` that
-/// meets an allowed class it didn't name stops the process, and an archive could put any allowed
-/// class anywhere. Strings, numbers and data are stored inline and need no entry.
+/// Decode such nested objects in `init?(coder:)` with `decodeObject(of:forKey:)` and check the
+/// type it returns: an archive can put any allowed class anywhere, and a misplaced object must
+/// make `init?(coder:)` return `nil` (the setting then reads as its default), as a failed cast
+/// does. Every class listed must support secure coding. Strings, numbers and data are stored
+/// inline and need no entry.
 public protocol ArchivedObjectClasses: NSObject {
   /// The classes, besides `Self`, that an archive of this object may contain.
   static var classesInArchive: [AnyClass] { get }

@@ -23,8 +23,12 @@ import Foundation
 /// - every object's `$class` must point at a class description (`$classname`, `$classes`) whose
 ///   name, and every name in its `$classhints`, is one of the allowed classes;
 /// - an object that has a class may be referred to only as the root, unless more classes than
-///   the root's are allowed: a nested `decodeObject(of:forKey:)` that met an object of an
-///   unexpected class would stop the process on Linux.
+///   the root's are allowed;
+/// - on Linux, no cycle of objects and no nesting deeper than ``maximumNesting``.
+///
+/// On Linux this check stands in for secure coding, which `Archived` turns off there: with it on,
+/// corelibs stops the process wherever an `init(coder:)`'s `decodeObject(of:forKey:)` meets an
+/// allowed object of a class that call didn't name, and an archive may put one anywhere.
 enum KeyedArchiveCheck {
   /// Why `data` can't be handed to `NSKeyedUnarchiver` for `allowedClassNames`, or `nil` if it
   /// can.
