@@ -54,7 +54,8 @@ import Foundation
 /// no other kind, and stops the process when asked to; a write of such an object throws
 /// ``SettingsError/Code/valueNotRepresentable`` instead (nested objects your `encode(with:)`
 /// archives can't be checked beforehand). Every read unarchives the stored data (keep the object if
-/// you read it in a loop). On Linux, swift-corelibs-foundation's unarchiver decodes an `NSArray`
+/// you read it in a loop). Of Foundation's own classes, Linux allows only a few to be listed (see
+/// ``ArchivedObjectClasses``). On Linux, swift-corelibs-foundation's unarchiver decodes an `NSArray`
 /// of objects as an empty array (measured with Swift 6.3.1): archive your own class, holding
 /// Swift values, rather than a Foundation collection.
 public struct Archived<Object: NSObject & NSSecureCoding & Sendable>: Sendable {
@@ -204,12 +205,30 @@ enum ArchivedClassNames {
     #endif
   }
 
+  /// The Foundation classes an archive may hold on Linux: those whose swift-corelibs-foundation
+  /// `init(coder:)` was read and tried with hostile fields and returns `nil` rather than stop the
+  /// process (Swift 6.3.1). `NSString` force-casts `NS.string`, `NSError` force-unwraps
+  /// `NSDomain`, and `NSDictionary` reads past its objects when `NS.keys` is the longer: an
+  /// archive can hold any fields, so such classes are refused rather than decoded.
+  static let foundationClassesSafeToDecode: Set<String> = [
+    "NSArray", "NSData", "NSDate", "NSNumber", "NSURL", "NSUUID",
+  ]
+
   /// Why objects of these classes can't be archived or unarchived here, or `nil`.
   static func problem(with classes: [AnyClass]) -> String? {
     for cls in classes where name(cls) == nil {
       return "\(String(reflecting: cls)) is not a top-level class, and Foundation on Linux can "
         + "archive only top-level classes (declare it at file scope, not private)"
     }
+    #if !canImport(Darwin)
+      for cls in classes where String(reflecting: cls).hasPrefix("Foundation.") {
+        guard let name = name(cls), foundationClassesSafeToDecode.contains(name) else {
+          return "\(String(reflecting: cls))'s init(coder:) stops the process on Linux for some "
+            + "archives; Archived there allows only the Foundation classes "
+            + foundationClassesSafeToDecode.sorted().joined(separator: ", ")
+        }
+      }
+    #endif
     return nil
   }
 }
@@ -227,7 +246,11 @@ enum ArchivedClassNames {
 /// type it returns: an archive can put any allowed class anywhere, and a misplaced object must
 /// make `init?(coder:)` return `nil` (the setting then reads as its default), as a failed cast
 /// does. Every class listed must support secure coding. Strings, numbers and data are stored
-/// inline and need no entry.
+/// inline and need no entry. On Linux, the only Foundation classes allowed are `NSArray`,
+/// `NSData`, `NSDate`, `NSNumber`, `NSURL` and `NSUUID`: the others' decoders there (`NSString`,
+/// `NSError`, `NSDictionary`, measured with Swift 6.3.1) stop the process for some archives, so
+/// a type listing one can neither be written nor read (``SettingsError/Code/valueNotRepresentable``
+/// on write, the default with a diagnostic on read).
 public protocol ArchivedObjectClasses: NSObject {
   /// The classes, besides `Self`, that an archive of this object may contain.
   static var classesInArchive: [AnyClass] { get }

@@ -24,7 +24,8 @@ import Foundation
 ///   name, and every name in its `$classhints`, is one of the allowed classes;
 /// - an object that has a class may be referred to only as the root, unless more classes than
 ///   the root's are allowed;
-/// - on Linux, no cycle of objects and no nesting deeper than ``maximumNesting``.
+/// - on Linux, no cycle of objects and no chain of nested objects longer than ``maximumNesting``
+///   (the longest chain from the root, shared objects counted along every chain that reaches them).
 ///
 /// On Linux this check stands in for secure coding, which `Archived` turns off there: with it on,
 /// corelibs stops the process wherever an `init(coder:)`'s `decodeObject(of:forKey:)` meets an
@@ -120,21 +121,35 @@ enum KeyedArchiveCheck {
     return nil
   }
 
-  /// The deepest chain of nested objects the unarchiver is given: it decodes nested objects
-  /// recursively, on the caller's stack.
+  /// The longest chain of nested objects (the root included) the unarchiver is given: it decodes
+  /// nested objects recursively, on the caller's stack.
   static let maximumNesting = 256
 
   /// On Linux, refuses objects that refer to each other in a cycle reachable from the root (corelibs
   /// caches an object only once its `init(coder:)` returns, so a cycle recurses until the stack
-  /// overflows) and chains of nested objects deeper than ``maximumNesting``. An iterative
+  /// overflows) and chains of nested objects longer than ``maximumNesting``. An iterative
   /// depth-first walk, so hostile archives can't exhaust this check's stack either.
+  ///
+  /// The chain measured is the longest one from the root, not the walk's own path: objects may be
+  /// shared, and the unarchiver may first reach a shared object through a longer chain than the
+  /// walk did (it follows the order `init(coder:)` decodes keys in, the walk the dictionary's).
+  /// Measuring the walk's path let an archive of 200-object chains, each shared object reached
+  /// early by the walk and last by the unarchiver, nest 10,000 deep and overflow the stack.
   private static func cycleOrDepthProblem(from root: Int, edges: [[Int]]) -> String? {
     // 0: not seen; 1: on the current path; 2: done.
     var state = [UInt8](repeating: 0, count: edges.count)
+    // For each done object, the longest chain of objects that starts with it.
+    var longest = [Int](repeating: 0, count: edges.count)
     var path: [(node: Int, next: Int)] = [(root, 0)]
     state[root] = 1
     while let (node, next) = path.last {
       guard next < edges[node].count else {
+        // The path down to this object, then the longest chain below it: a chain the unarchiver
+        // can be made to follow.
+        longest[node] = 1 + (edges[node].lazy.map { $0 == 0 ? 0 : longest[$0] }.max() ?? 0)
+        guard path.count - 1 + longest[node] <= maximumNesting else {
+          return "objects are nested more than \(maximumNesting) deep"
+        }
         state[node] = 2
         path.removeLast()
         continue
