@@ -286,7 +286,8 @@ private func archive(_ object: NSObject) throws -> Data {
     let root = try #require(
       archive["$top"]?.dictionaryValue?["root"]?.dictionaryValue?["CF$UID"]?.intValue)
     var playlist = try #require(objects[root].dictionaryValue)
-    playlist["title"] = try #require(playlist["first"])
+    let first: PropertyListValue = try #require(playlist["first"])
+    playlist["title"] = first
     objects[root] = .dictionary(playlist)
     archive["$objects"] = .array(objects)
     let stored = PropertyListValue.data(try Self.encodeBinary(.dictionary(archive)))

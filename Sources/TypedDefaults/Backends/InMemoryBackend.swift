@@ -23,6 +23,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   }
 
   let storage: Locked<Storage>
+  @usableFromInline let cellsIdentity = CellsIdentity()
   /// The backend's observers.
   let observers = ObserverRegistry()
 

@@ -31,10 +31,19 @@ final class ValueCell: @unchecked Sendable {
 /// shared as a protocol extension over a lock requirement, they cost a generic call and a
 /// witness lookup per read through `any CellBackend`, which took a setting read from 44 ns to
 /// 77 ns in the benchmark.
+///
+/// Class-bound, so that a bound setting can keep its backend unretained for the read path (it
+/// keeps it alive through its ``BackendBinding``).
 @usableFromInline
-protocol CellBackend: SettingsBackend {
+protocol CellBackend: AnyObject, SettingsBackend {
   /// The cell holding `key`'s value, created empty if the key has none yet.
   func cell(forKey key: String) -> ValueCell
+
+  /// An object standing for this backend's cells, alive at least as long as the backend: a
+  /// model type's cache of cells (``ReflectionPlan``) holds it rather than the backend, so the
+  /// cache can't keep the backend alive, and can't mistake another backend allocated at the same
+  /// address for this one.
+  var cellsIdentity: CellsIdentity { get }
 
   /// The value in `cell`, read under the backend's lock.
   func value(in cell: ValueCell) -> PropertyListValue?
@@ -67,4 +76,10 @@ final class ConvertedValue<Value: Sendable>: Sendable {
     self.source = source
     self.value = value
   }
+}
+
+/// The identity of one backend's cells (see ``CellBackend/cellsIdentity``).
+@usableFromInline
+final class CellsIdentity: Sendable {
+  init() {}
 }

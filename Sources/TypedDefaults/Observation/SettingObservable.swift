@@ -47,8 +47,9 @@
   /// Registers a backend observer of the setting's key the first time the setting's key path is
   /// hashed, that is, the first time the setting is read inside observation tracking.
   ///
-  /// It holds the observable and the observer's token strongly, and the setting's storage breaks
-  /// that cycle when it goes (``invalidate()``). No weak reference is involved on purpose: a weak
+  /// It holds the observable and the observer's token strongly, and the settings' binding breaks
+  /// that cycle when it goes (``invalidate()``); it holds the binding unretained, as only a read of
+  /// a setting, which keeps the binding alive, can start tracking. No weak reference is involved on purpose: a weak
   /// reference to an object a read retains (the observable, the storage, the backend) gives that
   /// object a side table, and every retain and release of it the slow path, which doubled the
   /// cost of a read.
@@ -57,7 +58,10 @@
     private let lock = NSLock()
     private var token: ObservationToken?
     private var started = false
-    private var backend: (any SettingsBackend)?
+    /// The binding of the setting the interest stands for (which names the backend to observe),
+    /// unretained: set while the setting is bound, before it can be shared, and used only by
+    /// `trackingStarted()`, which runs inside a read of that setting.
+    private unowned(unsafe) var binding: BackendBinding?
     private var key = ""
     private var observable: SettingObservable?
 
@@ -68,24 +72,25 @@
       lock.unlock()
     }
 
-    /// Records what to observe: the setting's key in its backend, once the setting is attached.
-    func bind(backend: any SettingsBackend, key: String) {
-      lock.lock()
-      self.backend = backend
+    /// Records what to observe: the setting's key in its binding's target. Called only on an
+    /// interest just taken from the pool or created, before its setting can be shared (the
+    /// pool's lock orders it after the interest's last use), so it needs no lock of its own.
+    func prepare(binding: BackendBinding, key: String) {
+      self.binding = binding
       self.key = key
-      lock.unlock()
     }
 
     func trackingStarted() {
       lock.lock()
-      guard !started, let backend, observable != nil else {
+      guard !started, let binding, observable != nil else {
         lock.unlock()
         return
       }
       started = true
       let key = key
       lock.unlock()
-      let token = backend.observe(key: key) { [self] _ in forwardChange() }
+      binding.noteTrackingStarted()
+      let token = binding.target.observe(key: key) { [self] _ in forwardChange() }
       lock.lock()
       if observable == nil {
         // Invalidated meanwhile.
@@ -111,7 +116,7 @@
       lock.lock()
       defer { lock.unlock() }
       guard !started, token == nil else { return false }
-      backend = nil
+      binding = nil
       key = ""
       return true
     }
@@ -122,7 +127,7 @@
       let token = token
       self.token = nil
       observable = nil
-      backend = nil
+      binding = nil
       lock.unlock()
       token?.cancel()
     }
@@ -156,61 +161,116 @@
     // @unchecked Sendable: the array is behind its lock, and an observable in it is used by no
     // setting until it is taken out.
     private final class Pool: @unchecked Sendable {
-      let observables = Locked([SettingObservable]())
+      /// Batches of ``SettingObservable``s, each the observables of one binding that went (typed
+      /// `AnyObject` as bindings keep them): handing a batch back and taking it again moves one
+      /// array, not each observable.
+      let batches = Locked(Batches())
+    }
+
+    struct Batches {
+      var batches: [[AnyObject]] = []
+      var count = 0
     }
 
     private static let pool = Pool()
     /// The most observables kept: the settings of a few large models.
     static let limit = 4096
 
-    static func take() -> SettingObservable {
-      pool.observables.withLock { $0.popLast() } ?? SettingObservable()
+    /// `count` observables: a batch of that size from the pool if the last one is (a model of the
+    /// type that gave it back), else gathered from the pool's batches, then new ones.
+    static func take(count: Int) -> [AnyObject] {
+      var taken = pool.batches.withLock { pool -> [AnyObject] in
+        if pool.batches.last?.count == count {
+          pool.count -= count
+          return pool.batches.removeLast()
+        }
+        var gathered: [AnyObject] = []
+        while gathered.count < count, var batch = pool.batches.popLast() {
+          let needed = count - gathered.count
+          if batch.count > needed {
+            gathered += batch.suffix(needed)
+            batch.removeLast(needed)
+            pool.batches.append(batch)
+          } else {
+            gathered += batch
+          }
+        }
+        pool.count -= gathered.count
+        return gathered
+      }
+      if taken.count < count {
+        taken.reserveCapacity(count)
+        for _ in taken.count..<count { taken.append(SettingObservable()) }
+      }
+      return taken
     }
 
-    /// Keeps an observable whose setting is gone, or invalidates it if it was ever tracked.
-    static func giveBack(_ observable: SettingObservable) {
-      guard observable.interest.recycle() else {
-        observable.interest.invalidate()
-        return
+    /// Keeps the observables of a binding that went (one acquisition of the pool's lock):
+    /// as they are if none was ever tracked, otherwise those that were not, the others
+    /// invalidated. Beyond ``limit``, invalidates them instead.
+    static func giveBack(_ observables: [AnyObject], someTracked: Bool) {
+      var recyclable = observables
+      if someTracked {
+        recyclable = []
+        for observable in observables {
+          let interest = unsafeDowncast(observable, to: SettingObservable.self).interest
+          if interest.recycle() {
+            recyclable.append(observable)
+          } else {
+            interest.invalidate()
+          }
+        }
       }
-      let kept = pool.observables.withLock { observables -> Bool in
-        guard observables.count < limit else { return false }
-        observables.append(observable)
+      guard !recyclable.isEmpty else { return }
+      let kept = pool.batches.withLock { pool -> Bool in
+        guard pool.count + recyclable.count <= limit else { return false }
+        pool.count += recyclable.count
+        pool.batches.append(recyclable)
         return true
       }
-      if !kept { observable.interest.invalidate() }
+      if !kept {
+        for observable in recyclable {
+          unsafeDowncast(observable, to: SettingObservable.self).interest.invalidate()
+        }
+      }
     }
   }
 #endif
 
-/// Creates a setting's ``SettingObservable`` where the platform has Observation (or reuses one
-/// of a setting that is gone, see ``SettingObservablePool``).
-func makeSettingObservable() -> AnyObject? {
+/// Takes `count` settings' ``SettingObservable``s where the platform has Observation (reusing
+/// those of settings that are gone, see ``SettingObservablePool``), or returns `nil`.
+func takeSettingObservables(count: Int) -> [AnyObject]? {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      return SettingObservablePool.take()
+      return SettingObservablePool.take(count: count)
     }
   #endif
   return nil
 }
 
-/// Tells a setting's observable which key of which backend it stands for, once the setting is
-/// attached.
-func bindSettingObservable(_ observable: AnyObject, backend: any SettingsBackend, key: String) {
+/// Tells an observable just taken which key of which binding's target it stands for, before its
+/// setting can be shared.
+func prepareSettingObservable(_ observable: AnyObject, binding: BackendBinding, key: String) {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      unsafeDowncast(observable, to: SettingObservable.self).interest.bind(
-        backend: backend, key: key)
+      unsafeDowncast(observable, to: SettingObservable.self).interest.prepare(
+        binding: binding, key: key)
     }
   #endif
 }
 
-/// Ends a setting's part in Observation, when its storage goes: stops its backend observer and
-/// breaks the observable's reference cycle.
-func invalidateSettingObservable(_ observable: AnyObject) {
+/// Ends the settings' parts in Observation when their binding goes: stops the backend observers
+/// of those that were tracked and breaks their reference cycles, keeping the others for reuse.
+///
+/// - Parameters:
+///   - observables: The binding's observables.
+///   - someTracked: Whether any of them was ever tracked (if not, none needs looking at).
+func giveBackSettingObservables(_ observables: [AnyObject], someTracked: Bool) {
   #if canImport(Observation)
-    if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
-      SettingObservablePool.giveBack(unsafeDowncast(observable, to: SettingObservable.self))
+    if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *),
+      !observables.isEmpty
+    {
+      SettingObservablePool.giveBack(observables, someTracked: someTracked)
     }
   #endif
 }

@@ -51,7 +51,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   @inlinable
   public init(wrappedValue: Value, _ key: String? = nil) {
-    storage = SettingStorage(key: key, defaultValue: wrappedValue, backend: nil)
+    storage = FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: nil)
   }
 
   /// Declares a setting with an explicit default: `@Setting("volume", default: 0.8) var volume: Double`.
@@ -61,7 +61,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - defaultValue: The value returned while no value is stored.
   @inlinable
   public init(_ key: String? = nil, default defaultValue: Value) {
-    storage = SettingStorage(key: key, defaultValue: defaultValue, backend: nil)
+    storage = FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: nil)
   }
 
   /// Declares a setting whose default is computed each time a read falls back to it:
@@ -118,7 +118,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - backend: The backend to read and write.
   @inlinable
   public init(wrappedValue: Value, _ key: String, backend: any SettingsBackend) {
-    storage = SettingStorage(key: key, defaultValue: wrappedValue, backend: backend)
+    storage = FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: backend)
   }
 
   /// Declares a setting attached to a backend of its own, with an explicit default.
@@ -129,7 +129,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - backend: The backend to read and write.
   @inlinable
   public init(_ key: String, default defaultValue: Value, backend: any SettingsBackend) {
-    storage = SettingStorage(key: key, defaultValue: defaultValue, backend: backend)
+    storage = FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: backend)
   }
 
   // MARK: - Value
@@ -190,7 +190,7 @@ extension Setting where Value: ExpressibleByNilLiteral {
   /// Declares an optional setting whose default is `nil`: `@Setting var lastOpened: Date?`.
   @inlinable
   public init() {
-    storage = SettingStorage(key: nil, defaultValue: nil, backend: nil)
+    storage = FixedDefaultSettingStorage(key: nil, defaultValue: nil, backend: nil)
   }
 
   /// Declares an optional setting whose default is `nil`: `@Setting("lastOpened") var lastOpened: Date?`.
@@ -198,6 +198,6 @@ extension Setting where Value: ExpressibleByNilLiteral {
   /// - Parameter key: The key in the backend.
   @inlinable
   public init(_ key: String) {
-    storage = SettingStorage(key: key, defaultValue: nil, backend: nil)
+    storage = FixedDefaultSettingStorage(key: key, defaultValue: nil, backend: nil)
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A base class for a model of settings: subclass it and declare ``Setting`` properties.
 ///
 /// This is UDUserDefaultsModel in Swift: where the Objective-C original scanned its subclass's
@@ -53,12 +55,16 @@
 /// later instances only bind their settings, a few hundred nanoseconds per setting
 /// (Docs/Performance.md).
 open class SettingsModel: @unchecked Sendable {
-  // @unchecked Sendable: `backend` is immutable and `Sendable`; `discovered` is written once, in
-  // `init`, before the instance can be shared, and only read afterwards.
+  // @unchecked Sendable: `backend` is immutable and `Sendable`; `listedSettings` is read and
+  // written only under `listingLock`.
 
   /// The backend every setting of the model reads and writes (unless declared with its own).
   public let backend: any SettingsBackend
-  private var discovered: [SettingDescriptor] = []
+  /// ``allSettings``, once listed.
+  private var listedSettings: [SettingDescriptor]?
+  /// The lock of `listedSettings`: one of the slow paths' shared locks, since a lock of its own
+  /// would cost every model an allocation for a list most models never make.
+  private var listingLock: NSLock { SlowPathLocks.lock(for: self) }
 
   /// Creates the model and attaches every `@Setting` it declares, in this class and its
   /// superclasses, to `backend`.
@@ -66,7 +72,7 @@ open class SettingsModel: @unchecked Sendable {
   /// - Parameter backend: The store to read and write.
   public init(backend: any SettingsBackend) {
     self.backend = backend
-    discovered = SettingsReflection.bind(self, keyPrefix: Self.keyPrefix, to: backend)
+    SettingsReflection.bind(self, keyPrefix: Self.keyPrefix, to: backend)
   }
 
   /// The prefix of every key of the model: its settings' and its nested groups' (`""`, the
@@ -88,10 +94,23 @@ open class SettingsModel: @unchecked Sendable {
   /// Describes every setting of the model, superclass settings first, then in declaration order,
   /// a nested group's settings in the group's place.
   ///
-  /// Discovered once, when the model is created; each descriptor reads its setting's current
-  /// state when asked, so the list never goes stale and getting it costs next to nothing.
+  /// Listed the first time it is asked for, from what the model's type learned by reflection on
+  /// its first instance (about 10 µs for 100 settings), then kept: creating a model doesn't pay
+  /// for a list it may never need, and asking again costs next to nothing. Each descriptor reads
+  /// its setting's current state when asked, so the list never goes stale. Thread-safe.
   public var allSettings: [SettingDescriptor] {
-    discovered
+    listingLock.lock()
+    if let listedSettings {
+      listingLock.unlock()
+      return listedSettings
+    }
+    listingLock.unlock()
+    let listed = SettingsReflection.discover(in: self, keyPrefix: Self.keyPrefix)
+    listingLock.lock()
+    defer { listingLock.unlock() }
+    if let listedSettings { return listedSettings }
+    listedSettings = listed
+    return listed
   }
 
   /// The current value of every setting, by key, as property lists. Optional settings that read
@@ -99,12 +118,12 @@ open class SettingsModel: @unchecked Sendable {
   ///
   /// - Returns: A dictionary suitable for export or display.
   public func snapshot() -> [String: PropertyListValue] {
-    SettingsReflection.snapshot(of: discovered)
+    SettingsReflection.snapshot(of: allSettings)
   }
 
   /// Removes every setting's stored value, so each shows its default again. Keys of the backend
   /// that belong to no setting of this model are left alone.
   public func resetAll() {
-    for descriptor in discovered { descriptor.setting.reset() }
+    for descriptor in allSettings { descriptor.setting.reset() }
   }
 }

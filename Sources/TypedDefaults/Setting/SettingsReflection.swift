@@ -18,12 +18,8 @@ struct SettingState {
 /// The internal face of a ``Setting`` that reflection and descriptors work with, whatever its
 /// value type.
 protocol SettingProperty: Sendable {
-  /// Attaches the setting to a backend, naming it after its property.
-  func bind(propertyName: String, backend: any SettingsBackend)
-  /// Attaches the setting to a backend under the key its model worked out (prefixes applied).
-  func bind(propertyName: String, key: String, to binding: BackendBinding)
-  /// The key given in the declaration (`@Setting("volume")`), if any.
-  var declaredKey: String? { get }
+  /// The setting's storage, as binding sees it: its key and backend, whatever its value type.
+  var untypedStorage: UntypedSettingStorage { get }
   /// The setting's key (valid once bound).
   var key: String { get }
   var valueType: any SettingValue.Type { get }
@@ -47,15 +43,7 @@ extension SettingProperty {
 }
 
 extension Setting: SettingProperty {
-  func bind(propertyName: String, backend: any SettingsBackend) {
-    storage.bind(propertyName: propertyName, backend: backend)
-  }
-
-  func bind(propertyName: String, key: String, to binding: BackendBinding) {
-    storage.bind(propertyName: propertyName, key: key, to: binding)
-  }
-
-  var declaredKey: String? { storage.declaredKey }
+  var untypedStorage: UntypedSettingStorage { storage }
 
   var valueType: any SettingValue.Type { Value.self }
 
@@ -111,22 +99,66 @@ enum SettingsReflection {
   /// mistake in the model's declaration, found on its first use. Keys the backend can't store and
   /// prefixes colliding with another model's are reported once per model type and backend
   /// (``SettingsValidation``).
+  ///
+  /// - Returns: The settings' descriptors, in debug builds only (release builds return an empty
+  ///   list: making them cost a fifth of creating a model, and models list their settings when
+  ///   asked, ``SettingsModel/allSettings``).
   @discardableResult
   static func bind<Model>(
     _ model: Model, keyPrefix: String, to backend: any SettingsBackend
   ) -> [SettingDescriptor] {
     let binding = BackendBinding(backend)
-    var descriptors: [SettingDescriptor] = []
-    forEachSetting(in: model, keyPrefix: keyPrefix) { found in
-      if descriptors.isEmpty { descriptors.reserveCapacity(found.count) }
-      found.setting.bind(propertyName: found.entry.propertyName, key: found.key(), to: binding)
-      descriptors.append(found.descriptor())
+    withPlan(for: model, keyPrefix: keyPrefix) { plan, base in
+      guard let plan else {
+        // Found by `Mirror`: bound one by one.
+        let found = MirrorDiscovery.found(in: model, keyPrefix: keyPrefix)
+        var cells = CellsOfModel(binding: binding, plan: nil, count: found.count)
+        let observables = binding.takeObservables(count: found.count)
+        for (index, setting) in found.enumerated() {
+          bind(
+            setting.setting.untypedStorage, as: setting.entry, at: index, cells: &cells,
+            observables: observables, binding: binding)
+        }
+        return
+      }
+      // Read through the type's plan: each setting's storage is loaded at its offset, unretained
+      // (the instance holds it), and bound without knowing its value type.
+      var cells = CellsOfModel(binding: binding, plan: plan, count: plan.settings.count)
+      let observables = binding.takeObservables(count: plan.settings.count)
+      for (index, entry) in plan.settings.enumerated() {
+        base.load(fromByteOffset: entry.offset, as: Unmanaged<UntypedSettingStorage>.self)
+          ._withUnsafeGuaranteedRef { storage in
+            bind(
+              storage, as: entry, at: index, cells: &cells, observables: observables,
+              binding: binding)
+          }
+      }
+      cells.finish()
     }
     #if DEBUG
+      let descriptors = discover(in: model, keyPrefix: keyPrefix)
       SettingsValidation.check(
-        descriptors, of: dynamicType(of: model), keyPrefix: keyPrefix, on: backend)
+        descriptors, of: dynamicType(of: model), keyPrefix: keyPrefix, on: binding)
+      return descriptors
+    #else
+      return []
     #endif
-    return descriptors
+  }
+
+  /// Binds one setting of a model (the `index`th) under its full key.
+  private static func bind(
+    _ storage: UntypedSettingStorage, as entry: PlannedSetting, at index: Int,
+    cells: inout CellsOfModel, observables: [AnyObject]?, binding: BackendBinding
+  ) {
+    let key = entry.key(declared: storage.declaredKey)
+    let targetKey = binding.targetKey(for: key)
+    let observable = observables?[index]
+    if let observable {
+      prepareSettingObservable(observable, binding: binding, key: targetKey)
+    }
+    storage.bind(
+      key: key, targetKey: targetKey, cell: cells.cell(at: index, forTargetKey: targetKey),
+      observable: observable, to: binding)
   }
 
   /// The current value of every setting that has one, by key.
@@ -147,14 +179,9 @@ enum SettingsReflection {
     /// How many settings the model has in all.
     var count = 0
 
-    /// The setting's full key: its model's and groups' prefixes, then its declared key or its
-    /// property's name. Reuses the plan's string when the declared key is the planned one.
+    /// The setting's full key (see ``PlannedSetting/key(declared:)``).
     func key() -> String {
-      guard let declared = setting.declaredKey else { return entry.inferredKey }
-      if declared == entry.plannedDeclaredKey, let key = entry.plannedDeclaredFullKey {
-        return key
-      }
-      return entry.keyPrefix.isEmpty ? declared : entry.keyPrefix + declared
+      entry.key(declared: setting.untypedStorage.declaredKey)
     }
 
     func descriptor() -> SettingDescriptor {
@@ -169,18 +196,8 @@ enum SettingsReflection {
   static func forEachSetting<Model>(
     in model: Model, keyPrefix: String, _ body: (Found) -> Void
   ) {
-    withInstance(model) { type, isClass, base in
-      let id = ObjectIdentifier(type)
-      let cached = plans.withLock { $0[id] }
-      let plan: ReflectionPlan?
-      if let cached {
-        plan = cached
-      } else {
-        plan = ReflectionPlan.make(
-          for: type, isClass: isClass, keyPrefix: keyPrefix, firstInstance: base)
-        plans.withLock { $0[id] = .some(plan) }
-      }
-      guard let plan, plan.keyPrefix == keyPrefix else {
+    withPlan(for: model, keyPrefix: keyPrefix) { plan, base in
+      guard let plan else {
         let found = MirrorDiscovery.found(in: model, keyPrefix: keyPrefix)
         for var setting in found {
           setting.count = found.count
@@ -192,6 +209,27 @@ enum SettingsReflection {
       for entry in plan.settings {
         body(Found(setting: entry.load(base), entry: entry, count: count))
       }
+    }
+  }
+
+  /// Calls `body` with the plan of `model`'s type (made on its first instance; `nil` if the
+  /// type needs `Mirror`, or was planned with another key prefix) and the address of `model`'s
+  /// stored properties.
+  private static func withPlan<Model>(
+    for model: Model, keyPrefix: String, _ body: (ReflectionPlan?, UnsafeRawPointer) -> Void
+  ) {
+    withInstance(model) { type, isClass, base in
+      let id = ObjectIdentifier(type)
+      let cached = plans.withLock { $0[id] }
+      let plan: ReflectionPlan?
+      if let cached {
+        plan = cached
+      } else {
+        plan = ReflectionPlan.make(
+          for: type, isClass: isClass, keyPrefix: keyPrefix, firstInstance: base)
+        plans.withLock { $0[id] = .some(plan) }
+      }
+      body(plan?.keyPrefix == keyPrefix ? plan : nil, base)
     }
   }
 
@@ -238,12 +276,26 @@ final class PlannedSetting: Sendable {
   /// instances declaring the same key share the string.
   let plannedDeclaredKey: String?
   let plannedDeclaredFullKey: String?
+  /// Where the setting's storage reference is in an instance (a `Setting` is that one
+  /// reference); `-1` for a setting found by `Mirror`.
+  let offset: Int
+
+  /// The setting's full key: its model's and groups' prefixes, then its declared key or its
+  /// property's name. Reuses the plan's string when the declared key is the planned one.
+  ///
+  /// - Parameter declared: The key the instance's setting declares.
+  func key(declared: String?) -> String {
+    guard let declared else { return inferredKey }
+    if declared == plannedDeclaredKey, let key = plannedDeclaredFullKey { return key }
+    return keyPrefix.isEmpty ? declared : keyPrefix + declared
+  }
 
   init(
     load: @escaping @Sendable (UnsafeRawPointer) -> any SettingProperty, propertyName: String,
     propertyPath: String, keyPrefix: String, declaringTypeName: String, inferredKey: String,
-    plannedDeclaredKey: String?, plannedDeclaredFullKey: String?
+    plannedDeclaredKey: String?, plannedDeclaredFullKey: String?, offset: Int = -1
   ) {
+    self.offset = offset
     self.load = load
     self.propertyName = propertyName
     self.propertyPath = propertyPath
@@ -264,6 +316,31 @@ final class ReflectionPlan: Sendable {
   let settings: [PlannedSetting]
   /// The model's key prefix the plan was made with.
   let keyPrefix: String
+  /// The cells the type's last instance was bound to, so that the next instance on the same
+  /// backend finds its cells without a lookup (see ``CellsOfModel``).
+  private let lastCells = Locked<CachedCells?>(nil)
+
+  /// The cells of one backend, for one list of keys.
+  private struct CachedCells: @unchecked Sendable {
+    // @unchecked Sendable: `ValueCell`s are Sendable; the rest are immutable, Sendable values.
+    /// The backend's ``CellBackend/cellsIdentity``: held instead of the backend, which it
+    /// outlives, so it can't stand for another backend later allocated at the same address.
+    let identity: CellsIdentity
+    let keys: [String]
+    let cells: [ValueCell]
+  }
+
+  /// The keys and cells the type's last instance was bound to on the backend whose cells
+  /// `identity` stands for, if it was that backend.
+  func lastCells(of identity: CellsIdentity) -> (keys: [String], cells: [ValueCell])? {
+    guard let cached = lastCells.withLock({ $0 }), cached.identity === identity else { return nil }
+    return (cached.keys, cached.cells)
+  }
+
+  /// Records the keys and cells an instance was bound to.
+  func recordCells(_ cells: [ValueCell], keys: [String], of identity: CellsIdentity) {
+    lastCells.withLock { $0 = CachedCells(identity: identity, keys: keys, cells: cells) }
+  }
 
   private init(settings: [PlannedSetting], keyPrefix: String) {
     self.settings = settings
@@ -298,13 +375,13 @@ final class ReflectionPlan: Sendable {
         let load = settingType.loader(offset: base + offset)
         // A property wrapper's storage is named `_name`.
         let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
-        let declared = load(firstInstance).declaredKey
+        let declared = load(firstInstance).untypedStorage.declaredKey
         settings.append(
           PlannedSetting(
             load: load, propertyName: propertyName, propertyPath: pathPrefix + propertyName,
             keyPrefix: keyPrefix, declaringTypeName: declaringTypeName,
             inferredKey: keyPrefix + propertyName, plannedDeclaredKey: declared,
-            plannedDeclaredFullKey: declared.map { keyPrefix + $0 }))
+            plannedDeclaredFullKey: declared.map { keyPrefix + $0 }, offset: base + offset))
       } else if kind == .struct, let groupType = fieldType as? any SettingsGroup.Type {
         complete =
           walk(
@@ -388,5 +465,58 @@ enum MirrorDiscovery {
         }
       }
     }
+  }
+}
+
+/// Finds the cells of a model's settings as they are bound: the cells the model type's last
+/// instance was bound to, where the backend and each key are the same (a backend never replaces
+/// a key's cell), and otherwise the backend's, looked up and recorded for the next instance.
+struct CellsOfModel {
+  let binding: BackendBinding
+  private var plan: ReflectionPlan?
+  private var last: (keys: [String], cells: [ValueCell])?
+  private var count = 0
+  private var keys: [String] = []
+  private var cells: [ValueCell] = []
+  /// Whether a key differed from the last instance's, from which point the cells are looked up.
+  private var changed = false
+
+  /// Prepares for `count` settings, found through `plan` (`nil`: by `Mirror`, nothing cached).
+  init(binding: BackendBinding, plan: ReflectionPlan?, count: Int) {
+    self.binding = binding
+    guard let backend = binding.cellBackend, let plan else { return }
+    self.plan = plan
+    last = plan.lastCells(of: backend.cellsIdentity)
+    self.count = count
+  }
+
+  /// The cell of the setting at `index`, whose key in the target is `targetKey`; `nil` if the
+  /// target keeps no cells.
+  mutating func cell(at index: Int, forTargetKey targetKey: String) -> ValueCell? {
+    guard let backend = binding.cellBackend else { return nil }
+    if !changed, let last, index < last.keys.count, last.keys[index] == targetKey {
+      return last.cells[index]
+    }
+    let cell = backend.cell(forKey: targetKey)
+    guard plan != nil else { return cell }
+    if !changed {
+      // The first miss: what was the same so far is kept, and the rest is recorded as it comes.
+      changed = true
+      keys.reserveCapacity(count)
+      cells.reserveCapacity(count)
+      if let last {
+        keys += last.keys.prefix(index)
+        cells += last.cells.prefix(index)
+      }
+    }
+    keys.append(targetKey)
+    cells.append(cell)
+    return cell
+  }
+
+  /// Records the cells for the model type's next instance, if they changed.
+  func finish() {
+    guard changed, let plan, let backend = binding.cellBackend else { return }
+    plan.recordCells(cells, keys: keys, of: backend.cellsIdentity)
   }
 }

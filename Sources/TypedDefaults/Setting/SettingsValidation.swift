@@ -44,9 +44,9 @@ enum SettingsValidation {
   /// Checks a model type's settings as bound to `backend`; see the type's documentation.
   static func check(
     _ settings: [SettingDescriptor], of type: Any.Type, keyPrefix: String,
-    on backend: any SettingsBackend
+    on binding: BackendBinding
   ) {
-    let binding = BackendBinding(backend)
+    let backend = binding.backend
     let root = binding.target
     let typeID = ObjectIdentifier(type)
     let typeName = String(describing: type)

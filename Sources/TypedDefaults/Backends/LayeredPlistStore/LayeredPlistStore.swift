@@ -116,6 +116,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public let layersLoadedFromDisk: Set<Layer>
 
   let state: Locked<State>
+  @usableFromInline let cellsIdentity = CellsIdentity()
   /// The store's observers.
   let observers = ObserverRegistry()
   let problems = Locked<[SettingsError]>([])
