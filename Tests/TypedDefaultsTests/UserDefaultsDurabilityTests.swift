@@ -221,6 +221,42 @@ import Testing
       withExtendedLifetime(backend) {}
     }
 
+    /// A corrupt suite file found by a reload or a save is reported once the suite's save lock
+    /// is released: a diagnostics handler that saves the same suite used to deadlock. (Should it
+    /// come back, this test fails after 10 s, and the test process then hangs at exit, where the
+    /// suite's save at exit waits for the lock the stuck thread holds.)
+    @Test func aDiagnosticsHandlerThatSavesTheSuiteOnACorruptFileDoesNotDeadlock() throws {
+      let suite = "TypedDefaultsTests.handlerSaves.\(UUID().uuidString)"
+      let file = UserDefaultsBackend.fileURL(ofDomain: suite)
+      let folder = file.deletingLastPathComponent()
+      defer {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(suite) {
+          try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+      }
+      let backend = UserDefaultsBackend(suiteName: suite)
+      try backend.setValue("here", forKey: "kept")
+      try backend.save()
+      // Another program replaces the file with a broken one.
+      let broken = xmlPropertyList("<dict><key>other</key><string>abcdef</string></dict>")
+      try broken.prefix(broken.count - 30).write(to: file)
+      let kinds = Locked<[SettingsDiagnostic.Kind]>([])
+      let finished = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        SettingsDiagnostics.withHandler({ diagnostic in
+          kinds.withLock { $0.append(diagnostic.kind) }
+          if diagnostic.kind == .corruptFile { try? backend.save() }
+        }) {
+          try? backend.reload()
+        }
+        finished.signal()
+      }
+      #expect(finished.wait(timeout: .now() + 10) == .success, "reload() never returned")
+      #expect(kinds.withLock { $0 }.contains(.corruptFile))
+      #expect(backend.value(forKey: "kept") == "here")
+    }
+
     @Test func aWriteIsReadByRawUserDefaultsAtOnceAndARawWriteAtTheNextSynchronize() throws {
       let suite = TemporarySuite()
       let backend = suite.backend

@@ -12,8 +12,8 @@
   /// while `state` is held, released after the writes, so they reach `UserDefaults` in the order
   /// the values changed without blocking reads); `saveLock` serializes saves within the process.
   /// Lock order: `saveLock`, `state`, `mirrorLock`. No lock but `saveLock` is held across I/O.
-  // @unchecked Sendable: `mirror` is only accessed while `mirrorLock` is held; `UserDefaults` is
-  // thread-safe; everything else is immutable or a `Locked`.
+  // @unchecked Sendable: `mirror` is only accessed while `mirrorLock` is held, `recoveries` while
+  // `saveLock` is; `UserDefaults` is thread-safe; everything else is immutable or a `Locked`.
   final class SuiteFile: @unchecked Sendable {
     /// What a save or read changes, under `state`.
     struct State {
@@ -70,6 +70,9 @@
     private let mirrorLock = NSLock()
     private var mirror: Mirror
     private let saveLock = NSLock()
+    /// Recoveries of a corrupt file found while `saveLock` is held, reported once it is released
+    /// (a diagnostics handler may save or reload the suite).
+    private var recoveries: [LayeredPlistStore.Recovery] = []
     /// Called with the keys whose values changed when other processes' or raw `UserDefaults`
     /// changes are taken in.
     let changesTakenIn: @Sendable (Set<String>) -> Void
@@ -232,8 +235,9 @@
       }
     }
 
-    /// Runs `body` holding `saveLock`, then, with no lock held, reports the keys it returns as
-    /// changed: an observer may save, synchronize or update the suite.
+    /// Runs `body` holding `saveLock`, then, with no lock held, reports the corrupt files it
+    /// recovered from and the keys it returns as changed: a diagnostics handler or an observer
+    /// may save, synchronize or update the suite.
     private func underSaveLock(
       _ body: () throws(SettingsError) -> Set<String>
     ) throws(SettingsError) {
@@ -242,11 +246,22 @@
       do {
         changed = try body()
       } catch {
+        let found = takeRecoveries()
         saveLock.unlock()
+        for recovery in found { recovery.report(backend: name) }
         throw error
       }
+      let found = takeRecoveries()
       saveLock.unlock()
+      for recovery in found { recovery.report(backend: name) }
       if !changed.isEmpty { changesTakenIn(changed) }
+    }
+
+    /// The recoveries found under `saveLock` so far, which must be held, now reported by the
+    /// caller.
+    private func takeRecoveries() -> [LayeredPlistStore.Recovery] {
+      defer { recoveries = [] }
+      return recoveries
     }
 
     /// Saves whether or not anything changed (see ``UserDefaultsBackend/save()``).
@@ -315,7 +330,7 @@
       let read = try LayeredPlistStore.readPersistent(
         file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
       if let recovery = read.recovery {
-        recovery.report(backend: name)
+        recoveries.append(recovery)
         if read.entries.isEmpty {
           state.withLock { $0.diskVersion = nil }
           return []
@@ -434,7 +449,7 @@
       }
       pushLocked(pushes, markPushed: false)
       mirrorLock.unlock()
-      if let recovery = outcome.recovery { recovery.report(backend: name) }
+      if let recovery = outcome.recovery { recoveries.append(recovery) }
       return changedKeys
     }
 
