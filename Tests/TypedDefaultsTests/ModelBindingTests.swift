@@ -130,6 +130,25 @@ private struct OtherSettings: SettingsGroup {
     #expect(calls.count == 0)
   }
 
+  /// The invariant `TrackingInterest` relies on to hold its binding unretained: Swift's
+  /// Observation hashes the key path (which starts tracking) inside the read itself, while the
+  /// reading setting holds its binding, not later when it installs the tracking. Should a
+  /// release of Observation ever hash later, this fails before a model released inside the
+  /// tracked closure could be reached through a dangling reference.
+  @Test func trackingStartsInsideTheReadOfTheSetting() throws {
+    let backend = InMemoryBackend()
+    let registeredDuringTheRead = Locked<[Int]>([])
+    _ = withObservationTracking {
+      let settings = BindingSettings(backend: backend)
+      _ = settings.volume
+      registeredDuringTheRead.withLock { $0.append(observerCount(backend)) }
+      _ = settings.quality
+      registeredDuringTheRead.withLock { $0.append(observerCount(backend)) }
+    } onChange: {
+    }
+    #expect(registeredDuringTheRead.withLock { $0 } == [1, 2])
+  }
+
   @Test func untrackedObservablesOfAReleasedModelTrackOnlyTheirNewSettings() throws {
     do { _ = BindingSettings(backend: InMemoryBackend()) }
     let settings = BindingSettings(backend: InMemoryBackend())

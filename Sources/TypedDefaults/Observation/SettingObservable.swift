@@ -60,7 +60,10 @@
     private var started = false
     /// The binding of the setting the interest stands for (which names the backend to observe),
     /// unretained: set while the setting is bound, before it can be shared, and used only by
-    /// `trackingStarted()`, which runs inside a read of that setting.
+    /// the first `trackingStarted()`, which Swift's Observation runs inside the read of that
+    /// setting (it hashes the key path in `access`), while the setting holds its binding
+    /// (`ModelBindingTests.trackingStartsInsideTheReadOfTheSetting` pins that). A weak
+    /// reference would be safe without it but cost every model 2.5 µs of its 15 to create.
     private unowned(unsafe) var binding: BackendBinding?
     private var key = ""
     private var observable: SettingObservable?

@@ -108,15 +108,6 @@ class UntypedSettingStorage: @unchecked Sendable {
     attachAlone(to: BackendBinding(backend))
   }
 
-  /// Attaches the setting to a backend on its own (not as part of a model), inferring the key
-  /// from the property name unless one was declared. A setting declared with its own backend
-  /// keeps it.
-  final func bind(propertyName: String, backend: any SettingsBackend) {
-    guard !hasOwnBackend else { return }
-    self.key = declaredKey ?? propertyName
-    attachAlone(to: BackendBinding(backend))
-  }
-
   /// Attaches the setting under a key worked out by its model (its key prefixes applied), with
   /// what its model's binding prepared for it. A setting declared with its own backend keeps it,
   /// and its declared key.
