@@ -138,7 +138,7 @@ private struct OtherSettings: SettingsGroup {
   @Test func trackingStartsInsideTheReadOfTheSetting() throws {
     let backend = InMemoryBackend()
     let registeredDuringTheRead = Locked<[Int]>([])
-    _ = withObservationTracking {
+    withObservationTracking {
       let settings = BindingSettings(backend: backend)
       _ = settings.volume
       registeredDuringTheRead.withLock { $0.append(observerCount(backend)) }

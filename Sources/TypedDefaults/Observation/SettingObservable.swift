@@ -48,11 +48,11 @@
   /// hashed, that is, the first time the setting is read inside observation tracking.
   ///
   /// It holds the observable and the observer's token strongly, and the settings' binding breaks
-  /// that cycle when it goes (``invalidate()``); it holds the binding unretained, as only a read of
-  /// a setting, which keeps the binding alive, can start tracking. No weak reference is involved on purpose: a weak
-  /// reference to an object a read retains (the observable, the storage, the backend) gives that
-  /// object a side table, and every retain and release of it the slow path, which doubled the
-  /// cost of a read.
+  /// that cycle when it goes (``invalidate()``); it holds the binding unretained, as only a read
+  /// of a setting, which keeps the binding alive, can start tracking. No weak reference is
+  /// involved on purpose: a weak reference to an object a read retains (the observable, the
+  /// storage, the backend) gives that object a side table, and every retain and release of it
+  /// the slow path, which doubled the cost of a read.
   // @unchecked Sendable: every mutable field is behind `lock`.
   final class TrackingInterest: @unchecked Sendable {
     private let lock = NSLock()

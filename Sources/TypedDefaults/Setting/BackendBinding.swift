@@ -10,7 +10,7 @@ import Foundation
 /// setting three retains when it is bound and three releases when it goes.
 // @unchecked Sendable: every stored property is immutable except `observables`, which is written
 // only while the model is being bound (before any of its settings can be shared) and read in
-// `deinit`.
+// `deinit`, and `someTracked`, which is behind `trackingLock`.
 @usableFromInline
 final class BackendBinding: @unchecked Sendable {
   /// The backend as the model was given it (a view, possibly).
