@@ -10,20 +10,6 @@ import Testing
 /// Changes from outside the process (issue #11): `FileWatcher`, and a `LayeredPlistStore` with
 /// `Options.watchesFiles` taking in what other processes save.
 @Suite struct FileWatchTests {
-  /// Polls `condition` every 2 ms for up to 10 seconds; records `message` if it never holds.
-  func eventually(
-    _ message: @autoclosure () -> String,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-  ) async -> Bool {
-    for _ in 0..<5000 {
-      if condition() { return true }
-      try? await Task.sleep(nanoseconds: 2_000_000)
-    }
-    Issue.record("timed out after 10 s waiting until \(message())", sourceLocation: sourceLocation)
-    return false
-  }
-
   func probe(_ arguments: [String]) throws {
     let run = try runProduct("SettingsProbe", arguments)
     #expect(run.status == 0, "\(arguments): \(run.standardError)")
@@ -47,7 +33,7 @@ import Testing
     defer { token.cancel() }
 
     try probe(["layered", file.path, "save-each", "k", "int:1", "int:2", "int:3"])
-    _ = await eventually("the store sees k = 3") {
+    await eventually("the store sees k = 3") {
       store.value(forKey: "k") == 3 && received.last?.newValue == 3
     }
     // Only k changed; values never went backwards.
@@ -71,7 +57,7 @@ import Testing
       }
       #expect(seen == 1)
       try probe(["layered", file.path, "save-each", "volume", "int:5", "int:6"])
-      _ = await eventually("the store sees volume = 6") { store.value(forKey: "volume") == 6 }
+      await eventually("the store sees volume = 6") { store.value(forKey: "volume") == 6 }
       // Called once (tracking ends at its first change), after the new value is stored.
       #expect(calls.count == 1)
       #expect([5, 6].contains(calls.last ?? 0))
@@ -96,7 +82,7 @@ import Testing
     try store.setValue("mine", forKey: "k")
     try probe(["layered", file.path, "save-each", "k", "string:theirs"])
     try probe(["layered", file.path, "save-each", "other", "int:7"])
-    _ = await eventually("the store sees other = 7") { store.value(forKey: "other") == 7 }
+    await eventually("the store sees other = 7") { store.value(forKey: "other") == 7 }
     #expect(store.value(forKey: "k") == "mine")
   }
 
@@ -109,16 +95,16 @@ import Testing
     let file = folder.appendingPathComponent("data.plist")
     let store = try watchingStore(file)
     try probe(["layered", file.path, "save-each", "k", "int:1"])
-    _ = await eventually("the store sees k = 1") { store.value(forKey: "k") == 1 }
+    await eventually("the store sees k = 1") { store.value(forKey: "k") == 1 }
 
     try FileManager.default.removeItem(at: folder)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try probe(["layered", file.path, "save-each", "k", "int:2"])
-    _ = await eventually("the store sees k = 2 in the recreated folder") {
+    await eventually("the store sees k = 2 in the recreated folder") {
       store.value(forKey: "k") == 2
     }
     try probe(["layered", file.path, "save-each", "k", "int:3"])
-    _ = await eventually("the store sees k = 3 in the recreated folder") {
+    await eventually("the store sees k = 3 in the recreated folder") {
       store.value(forKey: "k") == 3
     }
   }
@@ -141,10 +127,10 @@ import Testing
 
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try probe(["layered", file.path, "save-each", "k", "int:1"])
-    _ = await eventually("the store sees k = 1 once the folder exists") {
+    await eventually("the store sees k = 1 once the folder exists") {
       store.value(forKey: "k") == 1
     }
-    _ = await eventually("the watch is armed") { watchers.allSatisfy { $0.isArmed } }
+    await eventually("the watch is armed") { watchers.allSatisfy { $0.isArmed } }
     let failures = reports.all.filter { $0.kind == .watchFailed }
     #expect(failures.count == 1)
     #expect(failures.first?.message.contains("the folder doesn't exist") == true)
@@ -192,12 +178,12 @@ import Testing
     defer { watcher.stop() }
     #expect(watcher.isArmed)
     // The report every arming makes.
-    _ = await eventually("the first report") { events.count == 1 }
+    await eventually("the first report") { events.count == 1 }
     for index in 0..<20 {
       try Data("\(index)".utf8).write(to: directory.file("a.plist"), options: .atomic)
       try Data("\(index)".utf8).write(to: directory.file("other.plist"))
     }
-    _ = await eventually("a report of a.plist") { events.count >= 2 }
+    await eventually("a report of a.plist") { events.count >= 2 }
     #expect(events.all.allSatisfy { $0 == .changed(["a.plist"]) })
     // Twenty saves within the coalescing interval are far fewer reports.
     #expect(events.count < 12)
@@ -221,7 +207,7 @@ import Testing
       #expect(reason.contains("fs.inotify.max_user_instances"))
     #endif
     try Data("1".utf8).write(to: directory.file("a.plist"), options: .atomic)
-    _ = await eventually("polling reports a.plist") {
+    await eventually("polling reports a.plist") {
       events.all.contains(.changed(["a.plist"]))
     }
     // Reported once, however many attempts failed.
@@ -235,13 +221,13 @@ import Testing
     let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { _ in }
     #expect(watcher.openWatches.withLock { $0 } == 1)
     try FileManager.default.removeItem(at: folder)
-    _ = await eventually("the watch is disarmed") { !watcher.isArmed }
+    await eventually("the watch is disarmed") { !watcher.isArmed }
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    _ = await eventually("the watch is armed again, holding one descriptor") {
+    await eventually("the watch is armed again, holding one descriptor") {
       watcher.isArmed && watcher.openWatches.withLock { $0 } == 1
     }
     watcher.stop()
-    _ = await eventually("the descriptor is closed") {
+    await eventually("the descriptor is closed") {
       watcher.openWatches.withLock { $0 } == 0
     }
   }
@@ -267,9 +253,9 @@ import Testing
       }
       #expect(inotify.count == 1)
       // Each reports once after arming, and 150 once more after its file is written.
-      _ = await eventually("every watcher's first report") { reports.count == 200 }
+      await eventually("every watcher's first report") { reports.count == 200 }
       try Data("1".utf8).write(to: directory.file("f150/data.plist"), options: .atomic)
-      _ = await eventually("watcher 150 reports its file") {
+      await eventually("watcher 150 reports its file") {
         reports.all.filter { $0 == 150 }.count == 2
       }
       #expect(reports.count == 201)
@@ -292,7 +278,7 @@ import Testing
 
     try PropertyListFile(url: delivered).write(
       .dictionary(["url": "https://b.example", "same": 1, "shadowed": "new delivered"]))
-    _ = await eventually("the store sees the new url") {
+    await eventually("the store sees the new url") {
       store.value(forKey: "url") == "https://b.example"
     }
     #expect(store.layer(forKey: "url") == .delivered)
@@ -302,7 +288,7 @@ import Testing
     #expect(received.all.map(\.key) == ["url"])
 
     try FileManager.default.removeItem(at: delivered)
-    _ = await eventually("the delivered layer is empty") { store.value(forKey: "url") == nil }
+    await eventually("the delivered layer is empty") { store.value(forKey: "url") == nil }
     #expect(store.value(forKey: "same") == nil)
   }
 
@@ -334,7 +320,7 @@ import Testing
 
       // Another process's backend saves w.0, w.1, w.2, one save each.
       try probe(["userdefaults", suite.name, "ud-write-keys", "w", "3"])
-      _ = await eventually("the backend sees w.2 = 2") {
+      await eventually("the backend sees w.2 = 2") {
         backend.value(forKey: "w.2") == 2 && received.all.contains { $0.key == "w.2" }
       }
       #expect(backend.value(forKey: "w.0") == 0)
@@ -356,7 +342,7 @@ import Testing
 
       // corelibs rewrites the file in place at synchronize(): seen as well as an atomic save.
       try probe(["raw", suite.name, "raw-set", "com.example.flag", "bool:true"])
-      _ = await eventually("the observer gets com.example.flag = true") {
+      await eventually("the observer gets com.example.flag = true") {
         received.last?.newValue == true
       }
       #expect(received.all == [SettingsChange(key: "com.example.flag", newValue: true)])

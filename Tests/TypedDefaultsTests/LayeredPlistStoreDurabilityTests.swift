@@ -17,19 +17,6 @@ import Testing
       FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
   }
 
-  /// Polls `condition` every 10 ms for at most 10 seconds; records a failure if it never holds.
-  private func eventually(
-    _ what: String,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-  ) async throws {
-    for _ in 0..<1000 {
-      if condition() { return }
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("Timed out after 10 s waiting until \(what)", sourceLocation: sourceLocation)
-  }
-
   // MARK: - Next-launch writes
 
   @Test func aNextLaunchWriteIsInvisibleNowSavedAndSeenWhenTheStoreOpensAgain() throws {
@@ -167,7 +154,7 @@ import Testing
     for index in 0..<1000 {
       try store.setValue(.integer(.init(Int64(index))), forKey: "key\(index % 100)")
     }
-    try await eventually("the debounced save has run") { !store.hasUnsavedChanges }
+    await eventually("the debounced save has run") { !store.hasUnsavedChanges }
     #expect(store.saveCount == 1)
     let saved = try #require(try PropertyListFile(url: file).readDictionary())
     #expect(saved.count == 100)

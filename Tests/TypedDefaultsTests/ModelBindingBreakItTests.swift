@@ -218,20 +218,6 @@ private final class Box<Value>: @unchecked Sendable {
 
   // MARK: - Observation
 
-  @Test(arguments: BackendFactory.all)
-  func aTrackedModelReleasedLetsItsBackendGo(_ factory: BackendFactory) async throws {
-    weak var weakBackend: (any SettingsBackend)?
-    try await factory.withInstance { instance in
-      weakBackend = instance.backend
-      let settings = BreakSettings(backend: instance.backend)
-      _ = withObservationTracking {
-        settings.volume + settings.tags.count
-      } onChange: {
-      }
-    }
-    #expect(weakBackend == nil)
-  }
-
   @Test func observablesReusedAcrossModelsOfOtherSizesTrackOnlyTheirOwnSetting() throws {
     let backend = InMemoryBackend()
     // Give back batches of 4, 2 and 5 observables, some of them tracked.

@@ -84,14 +84,22 @@ private struct OtherSettings: SettingsGroup {
     #expect(second.fixed == 5)
   }
 
-  @Test(arguments: BackendFactory.all)
-  func aReleasedModelLetsItsBackendGo(_ factory: BackendFactory) async throws {
+  /// Also when its settings were tracked: their backend observers and tokens, which hold the
+  /// backend, go with the model.
+  @Test(arguments: BackendFactory.all, [false, true])
+  func aReleasedModelLetsItsBackendGo(_ factory: BackendFactory, tracked: Bool) async throws {
     weak var weakBackend: (any SettingsBackend)?
     try await factory.withInstance { instance in
       weakBackend = instance.backend
       let settings = BindingSettings(backend: instance.backend)
       settings.volume = 3
       _ = settings.tags
+      if tracked {
+        _ = withObservationTracking {
+          settings.volume + settings.tags.count
+        } onChange: {
+        }
+      }
     }
     // The type's cache of cells holds the cells, not the backend.
     #expect(weakBackend == nil)

@@ -38,20 +38,6 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     return false
   }
 
-  /// Polls every 2 ms for up to 10 s; records `message` and returns `false` if it never holds.
-  func eventually(
-    _ message: @autoclosure () -> String,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-  ) async -> Bool {
-    for _ in 0..<5000 {
-      if condition() { return true }
-      try? await Task.sleep(nanoseconds: 2_000_000)
-    }
-    Issue.record("timed out after 10 s waiting until \(message())", sourceLocation: sourceLocation)
-    return false
-  }
-
   func binaryPlist(_ root: PropertyListValue) throws -> Data {
     try PropertyListFile.encode(root, format: .binary)
   }
@@ -196,7 +182,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     try suite.backend.setValue(5, forKey: "k")
     suite.backend.synchronize()
     #expect(second.value(forKey: "k") == 5)
-    _ = await eventually("the second backend's observer hears k = 5 (got \(received.all))") {
+    await eventually("the second backend's observer hears k = 5 (got \(received.all))") {
       received.last == SettingsChange(key: "k", newValue: 5)
     }
   }
@@ -260,7 +246,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
       atPath: config.appendingPathComponent("JF-info.tmp").path,
       withDestinationPath: "..data/JF-info.plist")
     #expect(rename(config.appendingPathComponent("JF-info.tmp").path, delivered.path) == 0)
-    _ = await eventually("the store reads the replaced link") {
+    await eventually("the store reads the replaced link") {
       store.value(forKey: "ServerURL") == "https://v1b.example"
     }
 
@@ -273,7 +259,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
         config.appendingPathComponent("..data").path) == 0)
     #expect(
       try PropertyListFile(url: delivered).readDictionary()?["ServerURL"] == "https://v2.example")
-    _ = await eventually("the store reads the swapped delivered file (got \(received.all))") {
+    await eventually("the store reads the swapped delivered file (got \(received.all))") {
       store.value(forKey: "ServerURL") == "https://v2.example"
     }
   }
@@ -303,7 +289,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     var after = stat()
     #expect(stat(file.path, &after) == 0)
     #expect(after.st_size == before.st_size && after.st_ino == before.st_ino)
-    _ = await eventually("the store sees the rewritten k = 2") { store.value(forKey: "k") == 2 }
+    await eventually("the store sees the rewritten k = 2") { store.value(forKey: "k") == 2 }
   }
 
   /// Editors' and tools' saves, one after another on one watching store: vim's default (rename
@@ -321,36 +307,36 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
 
     // vim (backupcopy=auto): data.plist -> data.plist~, then a new data.plist.
     try binaryPlist(["k": 1, "other": "x"]).write(to: file)
-    _ = await eventually("k = 1 (first file)") { received.last?.newValue == 1 }
+    await eventually("k = 1 (first file)") { received.last?.newValue == 1 }
     try manager.moveItem(at: file, to: directory.file("data.plist~"))
     let vim = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let data = try binaryPlist(["k": 2, "other": "x"])
     _ = data.withUnsafeBytes { write(vim, $0.baseAddress, $0.count) }
     close(vim)
-    _ = await eventually("k = 2 (vim-style save)") { received.last?.newValue == 2 }
+    await eventually("k = 2 (vim-style save)") { received.last?.newValue == 2 }
 
     // A temporary file moved over the file.
     try binaryPlist(["k": 3, "other": "x"]).write(to: directory.file(".data.plist.tmp"))
     #expect(rename(directory.file(".data.plist.tmp").path, file.path) == 0)
-    _ = await eventually("k = 3 (mv over)") { received.last?.newValue == 3 }
+    await eventually("k = 3 (mv over)") { received.last?.newValue == 3 }
 
     // Truncated and written in place (the mtime moves on).
     let handle = try FileHandle(forWritingTo: file)
     try handle.truncate(atOffset: 0)
     try handle.write(contentsOf: try binaryPlist(["k": 40, "other": "x"]))
     try handle.close()
-    _ = await eventually("k = 40 (in place)") { received.last?.newValue == 40 }
+    await eventually("k = 40 (in place)") { received.last?.newValue == 40 }
 
     // A hard link replacing the name.
     let linked = directory.file("staged.plist")
     try binaryPlist(["k": 5, "other": "x"]).write(to: linked)
     try manager.removeItem(at: file)
     #expect(link(linked.path, file.path) == 0)
-    _ = await eventually("k = 5 (ln)") { received.last?.newValue == 5 }
+    await eventually("k = 5 (ln)") { received.last?.newValue == 5 }
 
     // Deleted.
     try manager.removeItem(at: file)
-    _ = await eventually("k removed") { received.all.count >= 6 && received.last?.newValue == nil }
+    await eventually("k removed") { received.all.count >= 6 && received.last?.newValue == nil }
     #expect(received.all.allSatisfy { $0.key == "k" })
     let values = received.all.map { $0.newValue?.intValue }
     #expect(values == [1, 2, 3, 40, 5, nil], "\(received.all)")
@@ -375,11 +361,11 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
 
     #expect(rename(folder.path, directory.file("store.old").path) == 0)
     #expect(rename(staged.path, folder.path) == 0)
-    _ = await eventually("k = 2 from the swapped-in folder") { store.value(forKey: "k") == 2 }
+    await eventually("k = 2 from the swapped-in folder") { store.value(forKey: "k") == 2 }
     let other = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
     try other.setValue(3, forKey: "k")
     try other.save()
-    _ = await eventually("k = 3 saved into the new folder") { received.last?.newValue == 3 }
+    await eventually("k = 3 saved into the new folder") { received.last?.newValue == 3 }
     #expect(received.all.map { $0.newValue?.intValue } == [2, 3])
   }
 
@@ -397,7 +383,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     let token = store.observe(key: "k") { received.append($0) }
     defer { token.cancel() }
     try FileManager.default.removeItem(at: file)
-    _ = await eventually("k falls back to the bundled value") { received.count >= 1 }
+    await eventually("k falls back to the bundled value") { received.count >= 1 }
     #expect(received.all == [SettingsChange(key: "k", newValue: "bundled")])
   }
 
@@ -418,7 +404,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
       try other.setValue(.integer(.init(Int64(index))), forKey: key)
     }
     try other.save()
-    _ = await eventually("every key arrives (got \(received.all))") {
+    await eventually("every key arrives (got \(received.all))") {
       received.count >= keys.count
     }
     #expect(Set(received.all.map(\.key)) == Set(keys))
@@ -493,7 +479,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
       for _ in 0..<50 { try? await Task.sleep(nanoseconds: 1_000_000) }
       #expect(cancelReturned.withLock { $0 } == false)
       release.signal()
-      _ = await eventually("cancel() returns") { cancelReturned.withLock { $0 } }
+      await eventually("cancel() returns") { cancelReturned.withLock { $0 } }
       #expect(cancelledWhileRunning.withLock { $0 } == false)
       try write(2, "k", to: backend)
       #expect(calls.all == [1])
@@ -704,21 +690,21 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
         printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
       }
     }
-    _ = await eventually("the player waits (printed \(printed.withLock { $0 }))") {
+    await eventually("the player waits (printed \(printed.withLock { $0 }))") {
       printed.withLock { $0 }.contains("cellular playback not allowed; waiting")
     }
     let on = try runProduct(
       "settings", ["write", suite, "allowsCellularPlayback", "-bool", "true"],
       environment: environment)
     #expect(on.status == 0, "\(on.standardError)")
-    _ = await eventually("the player plays (printed \(printed.withLock { $0 }))") {
+    await eventually("the player plays (printed \(printed.withLock { $0 }))") {
       printed.withLock { $0 }.contains("Player: playing over cellular")
     }
     let off = try runProduct(
       "settings", ["write", suite, "allowsCellularPlayback", "-bool", "false"],
       environment: environment)
     #expect(off.status == 0, "\(off.standardError)")
-    _ = await eventually("the player exits") { !player.isRunning }
+    await eventually("the player exits") { !player.isRunning }
     player.waitUntilExit()
     #expect(player.terminationStatus == 0, "\(printed.withLock { $0 })")
   }

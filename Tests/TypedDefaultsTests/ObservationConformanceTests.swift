@@ -345,9 +345,9 @@ import Testing
         for await change in backend.changes(forKey: "k") { received.append(change) }
         return "ended"
       }
-      await waitUntil("the consumer observes", { observerCount(backend) == 1 })
+      await eventually("the consumer observes", { observerCount(backend) == 1 })
       try write(1, "k", to: backend)
-      await waitUntil("the first change arrives", { received.count == 1 })
+      await eventually("the first change arrives", { received.count == 1 })
       consumer.cancel()
       #expect(await consumer.value == "ended")
       #expect(observerCount(backend) == 0)

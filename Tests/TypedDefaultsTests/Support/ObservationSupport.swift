@@ -81,18 +81,20 @@ func observerCount(_ backend: any SettingsBackend) -> Int {
   ObservationCenter.existingRegistry(for: backend)?.count ?? 0
 }
 
-/// Polls `condition` every millisecond for up to 5 seconds; fails with `message` if it never
-/// holds.
-func waitUntil(
+/// Polls `condition` every 2 ms for up to 10 seconds, for work another thread or process does;
+/// records `message` as a failure and returns `false` if it never holds.
+@discardableResult
+func eventually(
   _ message: @autoclosure () -> String,
   sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: () -> Bool
-) async {
+) async -> Bool {
   for _ in 0..<5000 {
-    if condition() { return }
-    try? await Task.sleep(nanoseconds: 1_000_000)
+    if condition() { return true }
+    try? await Task.sleep(nanoseconds: 2_000_000)
   }
-  Issue.record("timed out after 5 s waiting until \(message())", sourceLocation: sourceLocation)
+  Issue.record("timed out after 10 s waiting until \(message())", sourceLocation: sourceLocation)
+  return false
 }
 
 /// A model on any backend, for the typed and Observation tests.
