@@ -298,14 +298,10 @@ struct Figures {
   func discovery() -> Figure {
     let model = HundredSettings(backend: InMemoryBackend())
     precondition(model.allSettings.count == 100)
-    let nanoseconds = nanosecondsPerOperation(
-      repeats: effort.repeats, iterations: max(100, effort.iterations / 200)
-    ) { iterations in
-      for _ in 0..<iterations { consume(model.allSettings) }
-    }
-    return Figure(
-      name: "settings discovery, 100-setting model, after the first (µs)", ours: nanoseconds / 1000,
-      baseline: nil, target: 5, unit: "µs")
+    return microseconds(
+      "settings discovery, 100-setting model, after the first (µs)", target: 5,
+      iterations: max(100, effort.iterations / 200)
+    ) { consume(model.allSettings) }
   }
 
   private func removeSuite(_ backend: UserDefaultsBackend) {

@@ -36,58 +36,52 @@ extension Figures {
   /// Every later instance reads its settings at the offsets its type's plan recorded.
   func modelCreation() -> Figure {
     let backend = InMemoryBackend()
-    consume(HundredSettings(backend: backend))
-    let nanoseconds = nanosecondsPerOperation(
-      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
-    ) { iterations in
-      for _ in 0..<iterations { consume(HundredSettings(backend: backend)) }
-    }
-    return Figure(
-      name: "creating a 100-setting model, after the first of its type (µs)",
-      ours: nanoseconds / 1000, baseline: nil, target: 20, unit: "µs")
+    return microseconds(
+      "creating a 100-setting model, after the first of its type (µs)", target: 20
+    ) { consume(HundredSettings(backend: backend)) }
   }
 
   /// A struct of 100 settings in ten nested groups, created after the first.
   func groupCreation() -> Figure {
     let backend = InMemoryBackend()
-    consume(HundredSettingsGroup(backend: backend))
-    let nanoseconds = nanosecondsPerOperation(
-      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
-    ) { iterations in
-      for _ in 0..<iterations { consume(HundredSettingsGroup(backend: backend)) }
-    }
-    return Figure(
-      name: "creating a 100-setting struct in 10 nested groups, after the first (µs)",
-      ours: nanoseconds / 1000, baseline: nil, target: 20, unit: "µs")
+    return microseconds(
+      "creating a 100-setting struct in 10 nested groups, after the first (µs)", target: 20
+    ) { consume(HundredSettingsGroup(backend: backend)) }
   }
 
   /// The floor under the two figures above: creating the same 100 settings with no model to
   /// bind them (each setting's own storage; its part in Swift's Observation is taken when it is
   /// attached, so it is not in this figure).
   func settingsStorageOnly() -> Figure {
-    consume(HundredSettingsGroup())
-    let nanoseconds = nanosecondsPerOperation(
-      repeats: effort.repeats, iterations: max(10, effort.iterations / 2000)
-    ) { iterations in
-      for _ in 0..<iterations { consume(HundredSettingsGroup()) }
-    }
-    return Figure(
-      name: "creating 100 @Setting properties alone, unbound: the floor of the figures above (µs)",
-      ours: nanoseconds / 1000, baseline: nil, target: nil, unit: "µs")
+    microseconds(
+      "creating 100 @Setting properties alone, unbound: the floor of the figures above (µs)",
+      target: nil
+    ) { consume(HundredSettingsGroup()) }
   }
 
   /// `allSettings` of a struct group lists its settings from its type's plan on every call.
   func groupAllSettings() -> Figure {
     let group = HundredSettingsGroup(backend: InMemoryBackend())
     precondition(group.allSettings.count == 100)
+    return microseconds(
+      "allSettings of a 100-setting struct in 10 nested groups (µs)", target: 20,
+      iterations: max(100, effort.iterations / 2000)
+    ) { consume(group.allSettings) }
+  }
+
+  /// Runs `operation` once (the first instance of a type, a first listing), then measures it:
+  /// the median over the effort's repeats of `iterations` runs each (by default a two-thousandth
+  /// of the effort's, at least 10), in microseconds, with no baseline.
+  func microseconds(
+    _ name: String, target: Double?, iterations: Int? = nil, _ operation: () -> Void
+  ) -> Figure {
+    operation()
     let nanoseconds = nanosecondsPerOperation(
-      repeats: effort.repeats, iterations: max(100, effort.iterations / 2000)
+      repeats: effort.repeats, iterations: iterations ?? max(10, effort.iterations / 2000)
     ) { iterations in
-      for _ in 0..<iterations { consume(group.allSettings) }
+      for _ in 0..<iterations { operation() }
     }
-    return Figure(
-      name: "allSettings of a 100-setting struct in 10 nested groups (µs)",
-      ours: nanoseconds / 1000, baseline: nil, target: 20, unit: "µs")
+    return Figure(name: name, ours: nanoseconds / 1000, baseline: nil, target: target, unit: "µs")
   }
 
   /// A `@Setting` Int read through `backend.scoped(to:)` against a read of the same stored key
