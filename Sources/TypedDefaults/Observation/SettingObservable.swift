@@ -170,6 +170,7 @@
       let batches = Locked(Batches())
     }
 
+    /// The pool's batches and how many observables they hold in all (kept against ``limit``).
     struct Batches {
       var batches: [[AnyObject]] = []
       var count = 0

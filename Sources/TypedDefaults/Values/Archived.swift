@@ -134,13 +134,9 @@ extension Archived: SettingValue {
   /// The object in `data`, or why there is none.
   private static func unarchive(_ data: Data) -> (object: Object?, problem: String?) {
     let classes = allowedClasses
-    if let problem = ArchivedClassNames.problem(with: classes) { return (nil, problem) }
-    for cls in classes where (cls as? any NSSecureCoding.Type)?.supportsSecureCoding != true {
-      return (nil, "\(String(reflecting: cls)) does not support secure coding")
-    }
-    if let problem = KeyedArchiveCheck.problem(
-      in: data, allowedClassNames: classes.compactMap(ArchivedClassNames.name))
-    {
+    let (names, classProblem) = ArchivedClassNames.namesForReading(classes)
+    if let classProblem { return (nil, classProblem) }
+    if let problem = KeyedArchiveCheck.problem(in: data, allowedClassNames: names) {
       return (nil, problem)
     }
     let unarchiver: NSKeyedUnarchiver
@@ -157,23 +153,11 @@ extension Archived: SettingValue {
     #else
       // On Linux, secure coding stops the process (`fatalError`) wherever an `init(coder:)`'s
       // `decodeObject(of:forKey:)` meets an object of a class that call didn't name, and an
-      // archive can put any allowed object anywhere. The check above stands in for it: every
-      // class the archive names is an allowed one that supports secure coding, so the
-      // unarchiver can construct nothing else, and a misplaced object reaches `init(coder:)` as
-      // a failed cast (`nil`) instead.
-      // The unarchiver finds each class by name through the process-wide mapping first, then
-      // `NSClassFromString`: each allowed name must lead back to its own class.
-      for cls in classes {
-        guard let name = ArchivedClassNames.name(cls),
-          (NSKeyedUnarchiver.class(forClassName: name) ?? NSClassFromString(name)) == cls
-        else {
-          return (
-            nil,
-            "the class name of \(String(reflecting: cls)) is mapped to another class "
-              + "(NSKeyedUnarchiver.setClass(_:forClassName:))"
-          )
-        }
-      }
+      // archive can put any allowed object anywhere. The checks above stand in for it
+      // (`ArchivedClassNames.namesForReading(_:)`, `KeyedArchiveCheck`): every class the archive
+      // names is an allowed one that supports secure coding and that its name leads back to, so
+      // the unarchiver can construct nothing else, and a misplaced object reaches
+      // `init(coder:)` as a failed cast (`nil`) instead.
       unarchiver.requiresSecureCoding = false
     #endif
     unarchiver.decodingFailurePolicy = .setErrorAndReturn
@@ -213,6 +197,37 @@ enum ArchivedClassNames {
   static let foundationClassesSafeToDecode: Set<String> = [
     "NSArray", "NSData", "NSDate", "NSNumber", "NSURL", "NSUUID",
   ]
+
+  /// The names an archive gives `classes` (the order kept), checked for reading: each must be
+  /// one Foundation here can name and allow (``problem(with:)``), support secure coding, and, on
+  /// Linux, where secure coding is off and these checks stand in for it, lead back to its own
+  /// class through the unarchiver's lookup (the process-wide
+  /// `NSKeyedUnarchiver.setClass(_:forClassName:)` mapping, then `NSClassFromString`).
+  ///
+  /// - Returns: The names, or a one-line reason the classes can't be read (the names are then
+  ///   empty).
+  static func namesForReading(_ classes: [AnyClass]) -> (names: [String], problem: String?) {
+    if let problem = problem(with: classes) { return ([], problem) }
+    var names: [String] = []
+    for cls in classes {
+      guard (cls as? any NSSecureCoding.Type)?.supportsSecureCoding == true else {
+        return ([], "\(String(reflecting: cls)) does not support secure coding")
+      }
+      guard let name = name(cls) else { return ([], "\(String(reflecting: cls)) has no name") }
+      #if !canImport(Darwin)
+        guard (NSKeyedUnarchiver.class(forClassName: name) ?? NSClassFromString(name)) == cls
+        else {
+          return (
+            [],
+            "the class name of \(String(reflecting: cls)) is mapped to another class "
+              + "(NSKeyedUnarchiver.setClass(_:forClassName:))"
+          )
+        }
+      #endif
+      names.append(name)
+    }
+    return (names, nil)
+  }
 
   /// Why objects of these classes can't be archived or unarchived here, or `nil`.
   static func problem(with classes: [AnyClass]) -> String? {
