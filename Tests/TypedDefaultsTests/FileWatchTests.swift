@@ -86,6 +86,26 @@ import Testing
     #expect(store.value(forKey: "k") == "mine")
   }
 
+  @Test func garbageWrittenIntoAWatchedFileIsMovedAsideAndTheFileRewrittenFromTheStoresValues()
+    async throws
+  {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try watchingStore(file)
+    try store.setValues(["k": 1, "s": "kept"])
+    try store.save()
+    let garbage = Data("garbage from an editor".utf8)
+    try garbage.write(to: file)
+    await eventually("the corrupt file is found and data.plist written again") {
+      store.recoveredProblems.count == 1
+        && (try? PropertyListFile(url: file).readDictionary()) == ["k": 1, "s": "kept"]
+    }
+    #expect(store.dictionaryRepresentation() == ["k": 1, "s": "kept"])
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    let aside = try #require(names.first { $0.hasPrefix("data.plist.corrupt-") })
+    #expect(try Data(contentsOf: directory.file(aside)) == garbage)
+  }
+
   // MARK: - Folders that come and go (H34)
 
   @Test func aWatchedFolderRemovedAndRecreatedIsWatchedAgain() async throws {

@@ -50,28 +50,53 @@ import Testing
   }
 
   @Test(arguments: BackendFactory.all)
-  func aNonFiniteDateIsRefusedWhereItWouldMakeTheFileUnreadable(
+  func aNonFiniteDateIsRefusedByEveryBackendAsNoFileCouldHoldIt(
     _ factory: BackendFactory
   )
     async throws
   {
     try await factory.withInstance { instance in
       try instance.backend.setValue(5, forKey: "keep")
-      let date = PropertyListValue.date(Date(timeIntervalSinceReferenceDate: .nan))
-      // Files refuse it (XML and binary readers alike refuse non-finite dates); memory keeps it.
-      if factory.storesXML || factory.refusesControlCharacters
-        || factory.name == BackendFactory.layeredPlistStore.name
-      {
+      for seconds in [Double.nan, .infinity, -.infinity] {
+        let date = PropertyListValue.date(Date(timeIntervalSinceReferenceDate: seconds))
         let error = #expect(throws: SettingsError.self) {
-          try instance.backend.setValue(date, forKey: "when")
+          try instance.backend.setValue(.array([1, date]), forKey: "when")
         }
         #expect(error?.code == .valueNotRepresentable)
-      } else {
-        try instance.backend.setValue(date, forKey: "when")
+        #expect(error?.key == "when")
+        #expect(
+          error?.reason
+            == "A date is not finite (\(seconds) s), which no property-list file can hold")
       }
-      // Whatever was accepted, the next launch reads everything back.
+      #expect(instance.backend.value(forKey: "when") == nil)
       #expect(try instance.reload().value(forKey: "keep") == 5)
     }
+  }
+
+  @Test func inMemoryBackendRefusesWhatEveryFileBackedBackendRefusesByTheSameCheck() throws {
+    var deep = PropertyListValue.integer(1)
+    for _ in 0..<FoundationBridge.maximumDepth { deep = .array([deep]) }
+    let refused: [PropertyListValue] = [
+      deep,
+      .array(Array(repeating: 0, count: FoundationBridge.maximumValueCount)),
+      .dictionary(["at": .date(Date(timeIntervalSinceReferenceDate: .nan))]),
+    ]
+    let directory = try TemporaryDirectory()
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), options: .init(savesAtExit: false))
+    let memory = InMemoryBackend()
+    for value in refused {
+      let fromFile = #expect(throws: SettingsError.self) { try store.setValue(value, forKey: "k") }
+      let fromMemory = #expect(throws: SettingsError.self) {
+        try memory.setValue(value, forKey: "k")
+      }
+      #expect(fromMemory?.code == .valueNotRepresentable)
+      #expect(fromMemory?.reason == fromFile?.reason)
+      // Every way in: several values at once, and an update.
+      #expect(throws: SettingsError.self) { try memory.setValues(["ok": 1, "k": value]) }
+      #expect(throws: SettingsError.self) { try memory.updateValues { $0["k"] = value } }
+    }
+    #expect(memory.dictionaryRepresentation() == [:])
   }
 
   @Test(arguments: BackendFactory.all)

@@ -309,7 +309,7 @@ import Testing
     #expect(try Data(contentsOf: directory.file(aside)) == bytes)
   }
 
-  @Test func aCorruptFileFoundWhenSavingIsMovedAsideAndTheSaveGoesAhead() throws {
+  @Test func aCorruptFileFoundWhenSavingIsMovedAsideAndTheSaveWritesEveryValueTheStoreHad() throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
     let store = try LayeredPlistStore(persistentFile: file)
@@ -319,10 +319,53 @@ import Testing
     try store.setValue(2, forKey: "b")
     let (_, diagnostics) = try collectingDiagnostics { try store.save() }
     #expect(diagnostics.map(\.kind) == [.corruptFile])
+    #expect(diagnostics.first?.message.contains("kept the values the store had") == true)
     #expect(store.recoveredProblems.count == 1)
-    #expect(try PropertyListFile(url: file).readDictionary() == ["b": 2])
+    // The saved `a` is neither dropped from the file nor from the store.
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": 1, "b": 2])
+    #expect(store.dictionaryRepresentation() == ["a": 1, "b": 2])
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
     #expect(names.contains { $0.hasPrefix("data.plist.corrupt-") })
+  }
+
+  @Test func aFileJudgedCorruptWhenAStoreOpensIsParsedOnce() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try Data("<plist><dict><key>a</key>".utf8).write(to: file)
+    let parses = Locked(0)
+    let store = try CorruptFiles.$parseCounter.withValue(parses) {
+      try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    }
+    #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
+    #expect(parses.withLock { $0 } == 1)
+  }
+
+  @Test func aCorruptFileFoundByAReloadIsMovedAsideAndReplacedAtOnceByTheValuesTheStoreHad() throws
+  {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    try store.setValues(["a": 1, "b": "two"])
+    try store.save()
+    try store.setValue(3, forKey: "unsaved")
+    let garbage = Data("garbage written by an editor".utf8)
+    try garbage.write(to: file)
+    let (reloaded, diagnostics) = try collectingDiagnostics { try store.reload() }
+    #expect(!reloaded)
+    #expect(store.dictionaryRepresentation() == ["a": 1, "b": "two", "unsaved": 3])
+    // The file holds the values as last saved at once, not the unsaved change, which stays so.
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": 1, "b": "two"])
+    #expect(store.hasUnsavedChanges)
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    let aside = try #require(names.first { $0.hasPrefix("data.plist.corrupt-") })
+    #expect(try Data(contentsOf: directory.file(aside)) == garbage)
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
+    let message = try #require(diagnostics.first?.message)
+    #expect(message.contains("kept the values the store had, written back as a new file"))
+    #expect(!message.contains("without its values"))
+    try store.save()
+    #expect(
+      try PropertyListFile(url: file).readDictionary() == ["a": 1, "b": "two", "unsaved": 3])
   }
 
   @Test func aFolderReplacedByAFileMakesTheSaveFailAndARetryWorks() throws {

@@ -837,6 +837,168 @@ import Testing
         + "aside, every one the corrupt file judged")
   }
 
+  // MARK: - Processes this one can't see, and kills in the middle of a move aside
+
+  /// A save in progress in another PID namespace (a sidecar container sharing the folder): the
+  /// saver holds the file lock and has written its temporary file, whose pid means nothing here.
+  /// `openSecond` opens another store on the file meanwhile; the temporary file must survive it,
+  /// and the saver's rename succeed.
+  private static func saveInAnotherNamespace(
+    of file: URL, writing values: [String: PropertyListValue], openSecond: () throws -> Void
+  ) throws -> Bool {
+    let invisible = try Self.deadProcessIdentifier()
+    let temporary =
+      file.deletingLastPathComponent().appendingPathComponent(
+        AtomicFile.temporaryPrefix(for: file) + "\(invisible).42.tmp")
+    let bytes = try PropertyListFile.encode(.dictionary(values), format: .binary)
+    var opened: (any Error)?
+    let renamed = try AtomicFile.withLock(on: file) { () throws(SettingsError) -> Bool in
+      // Not locked itself: the store's lock alone must keep it.
+      guard (try? bytes.write(to: temporary)) != nil else { return false }
+      do { try openSecond() } catch { opened = error }
+      return rename(temporary.path, file.path) == 0
+    }
+    if let opened { throw opened }
+    return renamed
+  }
+
+  @Test func aLiveTemporaryFileOfASaverInAnotherPIDNamespaceSurvivesAStoreOpening() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try PropertyListFile(url: file).write(["a": 1], format: .binary)
+    let renamed = try Self.saveInAnotherNamespace(of: file, writing: ["a": 2]) {
+      let second = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+      #expect(second.value(forKey: "a") == 1)
+    }
+    #expect(renamed)
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": 2])
+    #expect(Self.temporaryFiles(in: directory.url) == [])
+  }
+
+  @Test func aLiveTemporaryFileOfASaverInAnotherPIDNamespaceSurvivesASuiteOpening() throws {
+    let suite = "TypedDefaultsTests.namespace.\(UUID().uuidString)"
+    let file = UserDefaultsBackend.fileURL(ofDomain: suite)
+    defer {
+      for path in [file.path, file.path + ".lock"] {
+        try? FileManager.default.removeItem(atPath: path)
+      }
+    }
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try PropertyListFile(url: file).write(["a": 1], format: .binary)
+    let renamed = try Self.saveInAnotherNamespace(of: file, writing: ["a": 2]) {
+      let backend = UserDefaultsBackend(suiteName: suite)
+      #expect(backend.value(forKey: "a") == 1)
+    }
+    #expect(renamed)
+    #expect(try PropertyListFile(url: file).readDictionary() == ["a": 2])
+  }
+
+  @Test func aLockedTemporaryFileOfAProcessNotVisibleHereSurvivesAStoreOpeningWithoutTheLock()
+    throws
+  {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try PropertyListFile(url: file).write(["a": 1], format: .binary)
+    // A write in progress that holds its temporary file locked, as every write does, but not
+    // the store's lock (a program writing the file with `PropertyListFile`, or through another
+    // path to it), in another PID namespace.
+    let name = ".data.plist.\(try Self.deadProcessIdentifier()).9.tmp"
+    try Data("in progress".utf8).write(to: directory.file(name))
+    let descriptor = open(directory.file(name).path, O_WRONLY)
+    #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+    _ = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    #expect(Self.temporaryFiles(in: directory.url) == [name])
+    // Killed: its lock goes with it, and the next open removes the file.
+    close(descriptor)
+    _ = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    #expect(Self.temporaryFiles(in: directory.url) == [])
+  }
+
+  /// Leaves `bytes` as a process killed in the middle of moving `data.plist` aside leaves them:
+  /// under the private name, hidden.
+  private static func leaveHiddenAside(
+    _ bytes: Data, in directory: TemporaryDirectory
+  ) throws
+    -> String
+  {
+    let name =
+      CorruptFiles.holdingPrefix(for: directory.file("data.plist"))
+      + "\(try deadProcessIdentifier())-77.tmp"
+    try bytes.write(to: directory.file(name))
+    return name
+  }
+
+  @Test func aCorruptFileLeftHiddenByAKillDuringItsMoveAsideIsMovedAsideAndReportedAtTheNextOpen()
+    throws
+  {
+    let directory = try TemporaryDirectory()
+    let garbage = Data("not a property list <<<".utf8)
+    let hidden = try Self.leaveHiddenAside(garbage, in: directory)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(persistentFile: directory.file("data.plist"), options: Self.quiet)
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    let asides = names.filter { $0.hasPrefix("data.plist.corrupt-") }
+    #expect(!names.contains(hidden))
+    #expect(!names.contains("data.plist"))
+    #expect(asides.count == 1)
+    #expect(try asides.first.map { try Data(contentsOf: directory.file($0)) } == garbage)
+    #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
+    #expect(store.dictionaryRepresentation() == [:])
+  }
+
+  @Test func aCorruptFileLeftHiddenByAKillBesideANewerFileIsKeptAsideAndReported() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let garbage = Data("not a property list <<<".utf8)
+    let hidden = try Self.leaveHiddenAside(garbage, in: directory)
+    // Another process saved since the kill.
+    try PropertyListFile(url: file).write(["a": 1], format: .binary)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    let asides = names.filter { $0.hasPrefix("data.plist.corrupt-") }
+    #expect(!names.contains(hidden))
+    #expect(asides.count == 1)
+    #expect(try asides.first.map { try Data(contentsOf: directory.file($0)) } == garbage)
+    #expect(store.value(forKey: "a") == 1)
+    #expect(store.recoveredProblems.count == 1)
+    #expect(store.recoveredProblems.first?.reason.contains("'\(hidden)'") == true)
+    #expect(diagnostics.count == 1)
+    #expect(diagnostics.first?.message.contains(asides[0]) == true)
+    #expect(diagnostics.first?.message.contains("left as it is") == true)
+  }
+
+  @Test func aGoodFileCaughtByAKillDuringAMoveAsideIsPutBackAtTheNextOpen() throws {
+    let directory = try TemporaryDirectory()
+    let good = try PropertyListFile.encode(["a": 7], format: .binary)
+    let hidden = try Self.leaveHiddenAside(good, in: directory)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(persistentFile: directory.file("data.plist"), options: Self.quiet)
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    #expect(!names.contains(hidden))
+    #expect(names.filter { $0.contains(".corrupt-") } == [])
+    #expect(try Data(contentsOf: directory.file("data.plist")) == good)
+    #expect(store.value(forKey: "a") == 7)
+    #expect(store.recoveredProblems == [])
+    #expect(diagnostics.isEmpty)
+  }
+
+  @Test func aHiddenLeftoverIsLeftAloneWhileAnotherProcessHoldsTheLock() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let hidden = try Self.leaveHiddenAside(Data("garbage".utf8), in: directory)
+    // A process moving a file aside holds the lock all along: its private file is live.
+    try AtomicFile.withLock(on: file) { () throws(SettingsError) in
+      _ = try LayeredPlistStore(persistentFile: file, options: Self.quiet)
+    }
+    #expect(FileManager.default.fileExists(atPath: directory.file(hidden).path))
+  }
+
   // MARK: - Format
 
   @Test func aNewFileIsBinaryUnlessXMLIsAskedForAndAnExistingFileKeepsItsFormat() throws {

@@ -266,7 +266,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
     #expect(error?.path == file.path)
     #expect(store.hasUnsavedChanges)
     #expect(try Data(contentsOf: target) == bytes)
-    #expect(try files(in: outside) == ["notes.txt", "notes.txt.lock"])
+    #expect(try files(in: outside) == ["notes.txt"])
     // Once the user fixes the file, the same store saves.
     try FileManager.default.removeItem(at: target)
     try store.save()
@@ -318,7 +318,8 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
     let other = ".other.plist.\(dead).1.tmp"
     for name in [stale, live, other] { try Data("x".utf8).write(to: directory.file(name)) }
     _ = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
-    #expect(try files(in: directory) == [live, other].sorted())
+    // Removed under the file's lock, whose file is made for it.
+    #expect(try files(in: directory) == [live, other, "data.plist.lock"].sorted())
   }
 
   @Test(.enabled(if: geteuid() == 0, "changing owners needs root"))
@@ -418,7 +419,44 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
     #expect(error?.reason.contains("Read-only file system") == true, "\(error?.reason ?? "")")
   }
 
+  @Test func aLockFileIsMadeBesideALinkedDataPlistInTheStoresFolderNeverBesideItsTarget() throws {
+    let directory = try TemporaryDirectory()
+    let outside = try TemporaryDirectory()
+    let target = outside.file("dotfiles-settings.plist")
+    try PropertyListFile(url: target).write(["a": 1], format: .binary)
+    let file = directory.file("data.plist")
+    try FileManager.default.createSymbolicLink(atPath: file.path, withDestinationPath: target.path)
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    try store.setValue(2, forKey: "a")
+    try store.save()
+    try store.update(forKey: "b") { _ in 3 }
+    #expect(try PropertyListFile(url: target).readDictionary() == ["a": 2, "b": 3])
+    #expect(CorruptFiles.isSymbolicLink(file))
+    #expect(try files(in: outside) == ["dotfiles-settings.plist"])
+    #expect(try files(in: directory) == ["data.plist", "data.plist.lock"])
+  }
+
   // MARK: - Empty files and values that read back
+
+  @Test func aWhitespaceOnlyDataPlistIsCorruptAndMovedAsideUnlikeAZeroByteOne() throws {
+    for bytes in [" \n\t\r\n  ", "\n/* only a comment */\n// and another\n"].map({ Data($0.utf8) })
+      + [Data([0xFF, 0xFE, 0x20, 0x00, 0x0A, 0x00])]
+    {
+      let directory = try TemporaryDirectory()
+      let file = directory.file("data.plist")
+      try bytes.write(to: file)
+      let error = #expect(throws: SettingsError.self) { try PropertyListFile(url: file).read() }
+      #expect(error?.code == .corruptFile)
+      let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+      #expect(store.recoveredProblems.map(\.code) == [.corruptFile])
+      #expect(
+        store.recoveredProblems.first?.reason
+          == "It holds only white space or comments, which is not a property list")
+      let names = try files(in: directory)
+      #expect(names.count == 2 && names.contains("data.plist.lock"), "\(names)")
+      #expect(names.contains { $0.hasPrefix("data.plist.corrupt-") })
+    }
+  }
 
   @Test func aZeroByteDataPlistIsAnEmptyLayerNotACorruptFile() throws {
     let directory = try TemporaryDirectory()

@@ -50,15 +50,18 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
 
   /// Stores a value for a key, or removes the key when `value` is `nil`.
   ///
-  /// Memory could hold any value, but this backend refuses what the file-backed ones refuse on
-  /// every platform, so a model tested in memory behaves the same in production.
+  /// Memory could hold any value, but this backend refuses what every file-backed backend
+  /// refuses on every platform, by the same check, so a model tested in memory behaves the same
+  /// in production. (What only some files refuse is not refused here: the characters XML can't
+  /// hold, which ``LayeredPlistStore`` refuses when it saves XML and ``UserDefaultsBackend``
+  /// refuses on Linux; and a file's size limit.)
   ///
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested more than 511
-  ///   levels deep or holding more than a million values, which no backend could read back from
-  ///   a file.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key for a value nested
+  ///   more than 511 levels deep, holding more than a million values, or holding a date that is
+  ///   not finite, which no backend could read back from a file.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
     let publishes = storage.withLock { storage -> Bool in

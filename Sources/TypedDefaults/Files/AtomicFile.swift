@@ -89,6 +89,11 @@ enum AtomicFile {
       throw failure(
         folderProblem(folder) ?? "Cannot create the temporary file '\(temporary)': \(reason)")
     }
+    // Locked (`flock`, never contended: the file is new) until renamed, which tells any process
+    // cleaning up, in whatever PID namespace, that it is live (see `removeStaleTemporaryFiles`);
+    // the lock goes with this process if it is killed.
+    _ = POSIX.lockExclusivelyIfFree(descriptor)
+    defer { POSIX.closeFile(descriptor) }
     // Opened while the file is new and the owner's (0600), before a mode or owner that might
     // not let this process read it.
     let reader = POSIX.openFile(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -97,7 +102,6 @@ enum AtomicFile {
       data.withUnsafeBytes { POSIX.writeAll(descriptor, $0) }
       && POSIX.setMode(descriptor, mode) && POSIX.synchronize(descriptor)
     let writeError = POSIX.lastError
-    POSIX.closeFile(descriptor)
     guard written else {
       if reader >= 0 { POSIX.closeFile(reader) }
       POSIX.removeFile(temporary)
@@ -159,29 +163,60 @@ enum AtomicFile {
     ).path
   }
 
-  /// Removes the temporary files that processes killed while replacing `url` left beside it
-  /// (`.<name>.<pid>.<random>.tmp` whose process no longer exists). A live process's file, this
-  /// process's, and anything else are left alone; failures are ignored.
-  static func removeStaleTemporaryFiles(of url: URL) {
+  /// The temporary files of `url` that look stale: `.<name>.<pid>.<random>.tmp` beside the file
+  /// it replaces, whose process can't be seen from here (it is dead, or in another PID
+  /// namespace) and which no process holds locked (``replace(_:with:)`` holds its temporary
+  /// file locked until it is renamed, and a killed process's locks go with it). A link in such
+  /// a name is never followed, and counts as stale: no save makes one.
+  ///
+  /// - Returns: The paths.
+  static func staleTemporaryFiles(of url: URL) -> [String] {
     let target = resolvedTarget(of: url)
     let folder = target.deletingLastPathComponent().path
     let prefix = temporaryPrefix(for: target)
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+      return []
+    }
     let ownProcess = ProcessInfo.processInfo.processIdentifier
+    var stale: [String] = []
     for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
       let middle = name.dropFirst(prefix.count).dropLast(4).split(separator: ".")
       guard middle.count == 2, let process = Int32(middle[0]), UInt32(middle[1]) != nil,
         process != ownProcess, !POSIX.processExists(process)
       else { continue }
-      POSIX.removeFile(folder + "/" + name)
+      let path = folder + "/" + name
+      // Opening never blocks (a FIFO planted there) and never follows a link.
+      let descriptor = POSIX.openFile(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+      if descriptor < 0 {
+        if errno == ELOOP { stale.append(path) }
+        continue
+      }
+      if POSIX.lockExclusivelyIfFree(descriptor) { stale.append(path) }
+      POSIX.closeFile(descriptor)
     }
+    return stale
+  }
+
+  /// Removes the temporary files that processes killed while replacing `url` left beside it
+  /// (see ``staleTemporaryFiles(of:)``). The caller holds the file's lock
+  /// (``withLock(on:_:)``): every save by the library makes its temporary file and renames it
+  /// while holding that lock, so no save can be between making its file and locking it. Whose
+  /// file it is isn't told by its process number, which means nothing across PID namespaces
+  /// (another container sharing the folder), but by these two locks, which hold across them.
+  /// This process's files and anything else are left alone; failures are ignored.
+  static func removeStaleTemporaryFiles(of url: URL) {
+    for path in staleTemporaryFiles(of: url) { POSIX.removeFile(path) }
   }
 
   /// Runs `body` holding an exclusive advisory lock shared by every process that uses this
-  /// function on the same file: `flock` on `<file>.lock` beside it (created 0600 if missing, and
-  /// never deleted, so every process locks the same lock file). A lock file that is a symbolic
-  /// link is never followed (a link planted there must not make the store create or open a file
-  /// elsewhere); one this process may only read is locked read-only, which `flock` allows.
+  /// function on the same path: `flock` on `<file>.lock` beside it (created 0600 if missing, and
+  /// never deleted, so every process locks the same lock file). For a `data.plist` that is a
+  /// symbolic link, the lock file is beside the link, in the store's own folder, never beside
+  /// the file the link points to (which may be anywhere of the user's): processes that share a
+  /// file must open it through the same path, as stores at a standard location do. A lock file
+  /// that is a symbolic link is never followed (a link planted there must not make the store
+  /// create or open a file elsewhere); one this process may only read is locked read-only, which
+  /// `flock` allows.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` if the lock file can't be opened or locked;
   ///   whatever `body` throws.
@@ -189,9 +224,27 @@ enum AtomicFile {
     on url: URL,
     _ body: () throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
-    let target = resolvedTarget(of: url)
-    let lockPath = lockPath(for: target)
-    let folder = target.deletingLastPathComponent()
+    // Waiting, the lock is always taken or throws.
+    try withLock(on: url, waiting: true, body)!
+  }
+
+  /// Runs `body` holding the lock ``withLock(on:_:)`` takes, if no other process (or other open
+  /// of the lock file in this one) holds it at the moment.
+  ///
+  /// - Returns: What `body` returned; `nil`, without running it, if the lock is held elsewhere
+  ///   or can't be taken at all.
+  static func withLockIfFree<Result>(on url: URL, _ body: () -> Result) -> Result? {
+    (try? withLock(on: url, waiting: false) { () throws(SettingsError) in body() }) ?? nil
+  }
+
+  private static func withLock<Result>(
+    on url: URL,
+    waiting: Bool,
+    _ body: () throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result? {
+    let link = url.standardizedFileURL
+    let lockPath = lockPath(for: link)
+    let folder = link.deletingLastPathComponent()
     var descriptor = POSIX.openFile(
       lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
     if descriptor >= 0 {
@@ -213,7 +266,9 @@ enum AtomicFile {
       throw SettingsError(.fileNotWritable, path: url.path, reason: folderProblem(folder) ?? reason)
     }
     defer { POSIX.closeFile(descriptor) }
-    guard POSIX.lockExclusively(descriptor) else {
+    if !waiting {
+      guard POSIX.lockExclusivelyIfFree(descriptor) else { return nil }
+    } else if !POSIX.lockExclusively(descriptor) {
       throw SettingsError(
         .fileNotWritable, path: url.path,
         reason: "Cannot lock '\(lockPath)': \(POSIX.lastError)")

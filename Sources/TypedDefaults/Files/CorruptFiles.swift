@@ -24,12 +24,23 @@ enum CorruptFiles {
     /// The file stayed unreadable (or not a dictionary) and unchanged over several reads: the
     /// error, and the version judged, held open.
     case corrupt(SettingsError, version: FileVersion)
+
+    /// The same outcome for another read of the same bytes.
+    func with(_ version: FileVersion) -> Reading {
+      switch self {
+      case .missing: .missing
+      case .read(let entries, let format, let unreadable, _):
+        .read(entries: entries, format: format, unreadable: unreadable, version: version)
+      case .corrupt(let error, _): .corrupt(error, version: version)
+      }
+    }
   }
 
   /// Reads a dictionary file that other programs may be rewriting in place, which leaves it
   /// briefly empty or half-written: it is judged (corrupt, partly unreadable, or empty) only if
   /// it gives the same outcome and stays unchanged (same inode, size and modification time) over
-  /// three more reads `retryInterval` seconds apart. A file still changing after 20 attempts is
+  /// three more reads `retryInterval` seconds apart (bytes read again unchanged are not parsed
+  /// again: the outcome of the same bytes is the same). A file still changing after 20 attempts is
   /// not judged at all: that is ``SettingsError/Code/fileNotReadable``, which no caller moves
   /// aside. A zero-byte file that stays so is an empty dictionary, as Foundation's preferences
   /// treat one.
@@ -47,26 +58,22 @@ enum CorruptFiles {
     let path = AtomicFile.resolvedTarget(of: file.url).path
     // Held open, so that an unchanged identity means the same inode (see `FileVersion`).
     var previous: FileVersion?
+    // The bytes last parsed and what they gave: the same bytes read again give the same outcome
+    // without parsing them again (comparing bytes costs far less than parsing them).
+    var parsed: (data: Data, outcome: Reading)?
     var stableFailures = 0
     var attempts = 0
     while true {
       guard let (data, version) = try file.readVersion() else { return .missing }
       let outcome: Reading
-      do {
-        if data.isEmpty {
-          outcome = .read(entries: [:], format: nil, unreadable: [], version: version)
-        } else {
-          let decoded = try PropertyListFile.decode(
-            data, path: file.url.path, salvagingEntries: salvaging)
-          let entries = try file.dictionary(
-            in: PropertyListFile.Contents(root: decoded.root, format: decoded.format))
-          outcome = .read(
-            entries: entries, format: decoded.format, unreadable: decoded.unreadableEntries,
-            version: version)
-          if decoded.unreadableEntries.isEmpty { return outcome }
-        }
-      } catch  where error.code == .corruptFile || error.code == .wrongRootType {
-        outcome = .corrupt(error, version: version)
+      if let parsed, parsed.data == data {
+        outcome = parsed.outcome.with(version)
+      } else {
+        outcome = try judge(data, of: file, version: version, salvaging: salvaging)
+        parsed = (data, outcome)
+      }
+      if case .read(_, _, let unreadable, _) = outcome, unreadable.isEmpty, !data.isEmpty {
+        return outcome
       }
       // Empty, partly unreadable or corrupt: judge only a file that isn't being written.
       attempts += 1
@@ -83,6 +90,33 @@ enum CorruptFiles {
             + "rewriting it in place); it was left as it is")
       }
       Thread.sleep(forTimeInterval: retryInterval)
+    }
+  }
+
+  /// For tests: counts, in the task that sets it, how many times ``read(_:retryInterval:salvaging:)``
+  /// parses a file's bytes.
+  @TaskLocal static var parseCounter: Locked<Int>?
+
+  /// What the bytes of a settings file are: its dictionary (empty for no bytes) or corrupt.
+  ///
+  /// - Throws: What parsing throws for reasons other than the contents.
+  private static func judge(
+    _ data: Data, of file: PropertyListFile, version: FileVersion, salvaging: Bool
+  ) throws(SettingsError) -> Reading {
+    parseCounter?.withLock { $0 += 1 }
+    do {
+      if data.isEmpty {
+        return .read(entries: [:], format: nil, unreadable: [], version: version)
+      }
+      let decoded = try PropertyListFile.decode(
+        data, path: file.url.path, salvagingEntries: salvaging)
+      let entries = try file.dictionary(
+        in: PropertyListFile.Contents(root: decoded.root, format: decoded.format))
+      return .read(
+        entries: entries, format: decoded.format, unreadable: decoded.unreadableEntries,
+        version: version)
+    } catch  where error.code == .corruptFile || error.code == .wrongRootType {
+      return .corrupt(error, version: version)
     }
   }
 
@@ -140,9 +174,8 @@ enum CorruptFiles {
     _ url: URL, expected: FileIdentity? = nil, now: Date = Date()
   ) throws(SettingsError) -> URL {
     guard let expected else { return try keepAside(url, removingOriginal: true, now: now) }
-    let folder = url.deletingLastPathComponent()
-    let holding = folder.appendingPathComponent(
-      ".aside-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
+    let holding = url.deletingLastPathComponent().appendingPathComponent(
+      holdingPrefix(for: url) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
     guard POSIX.renameFile(url.path, holding.path) else {
       throw SettingsError(
         .fileNotWritable, path: url.path, reason: "Cannot move it aside: \(POSIX.lastError)")
@@ -165,7 +198,85 @@ enum CorruptFiles {
     }
   }
 
-  /// Keeps a copy of the file at `url` under the name ``moveAside(_:now:)`` would give it, and
+  /// `.<name>.aside-`, the start of the private names ``moveAside(_:expected:now:)`` holds a file
+  /// under (followed by `<pid>-<random>.tmp`), with the name shortened so that the whole fits
+  /// the file system's 255-byte limit.
+  static func holdingPrefix(for url: URL) -> String {
+    ".\(AtomicFile.shortened(url.lastPathComponent, toBytes: 255 - 1 - 7 - 10 - 1 - 10 - 4)).aside-"
+  }
+
+  /// The regular files under the private names ``moveAside(_:expected:now:)`` holds `url` under
+  /// (`.<name>.aside-<pid>-<random>.tmp`), sorted: left by processes killed during a move, if
+  /// the caller holds the file's lock.
+  static func interruptedMovesAside(of url: URL) -> [URL] {
+    let folder = url.deletingLastPathComponent()
+    let prefix = holdingPrefix(for: url)
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+      return []
+    }
+    return names.sorted().compactMap { name in
+      guard name.hasPrefix(prefix), name.hasSuffix(".tmp") else { return nil }
+      let middle = name.dropFirst(prefix.count).dropLast(4).split(separator: "-")
+      guard middle.count == 2, Int32(middle[0]) != nil, UInt32(middle[1]) != nil else { return nil }
+      var info = stat()
+      let path = folder.appendingPathComponent(name)
+      guard lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+      return path
+    }
+  }
+
+  /// Finishes the moves aside of the file at `url` that processes killed during one left half
+  /// done: the judged file renamed to its private name (see ``moveAside(_:expected:now:)``),
+  /// hidden, and `url` gone or replaced since. The caller holds the file's lock, which every move
+  /// aside holds from start to end, so any such file found is a leftover.
+  ///
+  /// A leftover is put back under `url` if nothing is there (without replacing anything), so
+  /// that the file is judged again as a store reads it: moved aside if it is still corrupt, read
+  /// if it was a good file caught by the move. If `url` holds another file by now, the leftover
+  /// is kept aside under the visible name ``moveAside(_:expected:now:)`` gives.
+  ///
+  /// - Parameters:
+  ///   - url: The file.
+  ///   - now: The time for the visible name.
+  /// - Returns: One entry per leftover kept aside: the problem, naming `url` and the leftover,
+  ///   and where it was kept, or why it couldn't be (it stays under its private name then).
+  static func finishInterruptedMovesAside(
+    of url: URL, now: Date = Date()
+  ) -> [(problem: SettingsError, keptAt: Result<URL, SettingsError>)] {
+    let folder = url.deletingLastPathComponent()
+    var found: [(problem: SettingsError, keptAt: Result<URL, SettingsError>)] = []
+    for holding in interruptedMovesAside(of: url) {
+      let name = holding.lastPathComponent
+      var info = stat()
+      if lstat(url.path, &info) != 0, errno == ENOENT {
+        if link(holding.path, url.path) == 0 {
+          _ = unlink(holding.path)
+          POSIX.synchronizeFolder(folder.path)
+          continue
+        }
+        if [EPERM, EXDEV, EOPNOTSUPP, EMLINK].contains(errno),
+          POSIX.renameFile(holding.path, url.path)
+        {
+          POSIX.synchronizeFolder(folder.path)
+          continue
+        }
+      }
+      let problem = SettingsError(
+        .corruptFile, path: url.path,
+        reason: "A process was killed while moving a corrupt version of it aside, which left "
+          + "that version hidden as '\(name)', and the name now holds another file")
+      found.append(
+        (
+          problem,
+          Result { () throws(SettingsError) in
+            try keepAside(holding, named: url, removingOriginal: true, now: now)
+          }
+        ))
+    }
+    return found
+  }
+
+  /// Keeps a copy of the file at `url` under the name ``moveAside(_:expected:now:)`` would give it, and
   /// leaves the original in place: a hard link (the same bytes, owner and mode), or where the
   /// file system has none, a copy. For replacing the original right after with what could be
   /// read of it, through ``AtomicFile/replace(_:with:)``, which keeps its mode and owner.

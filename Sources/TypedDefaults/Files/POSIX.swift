@@ -76,6 +76,16 @@ enum POSIX {
     }
   }
 
+  /// Takes an exclusive advisory lock on an open file (`flock`) if no other open file holds it:
+  /// `true` if taken, `false` if it is held elsewhere (`errno` is `EWOULDBLOCK`) or can't be
+  /// taken.
+  static func lockExclusivelyIfFree(_ descriptor: Int32) -> Bool {
+    while true {
+      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+      if errno != EINTR { return false }
+    }
+  }
+
   static func unlock(_ descriptor: Int32) {
     _ = flock(descriptor, LOCK_UN)
   }

@@ -313,10 +313,6 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     if format == .xml, let problem = XMLPropertyListRules.problem(inRoot: root) {
       throw SettingsError(.valueNotRepresentable, path: path, reason: problem)
     }
-    if format == .binary, let seconds = nonFiniteDate(in: root) {
-      throw SettingsError(
-        .valueNotRepresentable, path: path, reason: binaryDateProblem(seconds))
-    }
     let nativeFormat: PropertyListSerialization.PropertyListFormat
     switch format {
     case .xml: nativeFormat = .xml
@@ -379,38 +375,5 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     case .data: "data"
     default: "a \(kind)"
     }
-  }
-}
-
-extension PropertyListFile {
-  /// The seconds of the first date in `value` that is not finite, or `nil` if there is none.
-  /// ``BinaryPropertyListReader`` refuses such dates (no time is NaN or infinite), so a binary
-  /// file holding one could not be read back: writers refuse them, as they do for XML.
-  ///
-  /// - Parameter value: A value already checked against the depth limit.
-  static func nonFiniteDate(in value: PropertyListValue) -> Double? {
-    switch value {
-    case .date(let date):
-      let seconds = date.timeIntervalSinceReferenceDate
-      return seconds.isFinite ? nil : seconds
-    case .array(let elements):
-      for element in elements {
-        if let seconds = nonFiniteDate(in: element) { return seconds }
-      }
-    case .dictionary(let entries):
-      for entry in entries.values {
-        if let seconds = nonFiniteDate(in: entry) { return seconds }
-      }
-    default:
-      break
-    }
-    return nil
-  }
-
-  /// The reason a binary property list can't hold a date of `seconds`.
-  ///
-  /// - Parameter seconds: A non-finite number of seconds since 2001.
-  static func binaryDateProblem(_ seconds: Double) -> String {
-    "A date is not finite (\(seconds) s), which a binary property list can't hold"
   }
 }

@@ -1,11 +1,16 @@
-/// Checks, before a value is stored, that it can be read back: the reading side refuses values
-/// nested deeper than ``FoundationBridge/maximumDepth`` or holding more than
-/// ``FoundationBridge/maximumValueCount`` values (its defences against hostile files), so the
-/// backends and ``PropertyListFile`` refuse to write such a value rather than store something the
-/// next launch can't read.
+/// Checks, before a value is stored, that it can be read back from any file the library writes:
+/// the reading side refuses values nested deeper than ``FoundationBridge/maximumDepth`` or
+/// holding more than ``FoundationBridge/maximumValueCount`` values (its defences against hostile
+/// files), and dates that are not finite (no time is NaN or infinite; XML can't write one, and
+/// the binary reader refuses one). Every backend (``InMemoryBackend`` too, so that a model tested
+/// in memory behaves as in production) and ``PropertyListFile`` apply this one rule and refuse
+/// such a value rather than store something the next launch can't read. What only some formats
+/// refuse (XML's characters) is checked by the backends that store them.
 enum WriteValidation {
   enum Problem {
     case tooDeep, tooMany
+    /// A date of this many seconds since 2001, which is not finite.
+    case nonFiniteDate(Double)
 
     var reason: String {
       switch self {
@@ -13,6 +18,8 @@ enum WriteValidation {
         "It is nested more than \(FoundationBridge.maximumDepth) levels deep, deeper than can be read back"
       case .tooMany:
         "It holds more than \(FoundationBridge.maximumValueCount) values, more than can be read back"
+      case .nonFiniteDate(let seconds):
+        "A date is not finite (\(seconds) s), which no property-list file can hold"
       }
     }
   }
@@ -22,8 +29,8 @@ enum WriteValidation {
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key and the limit.
   static func check(_ value: PropertyListValue, key: String) throws(SettingsError) {
     switch value {
-    case .array, .dictionary: break
-    default: return  // Scalars are always readable.
+    case .array, .dictionary, .date: break
+    default: return  // Other scalars are always readable.
     }
     var count = 1  // the root dictionary holding the key
     if let problem = problem(in: value, depth: 1, count: &count) {
@@ -58,6 +65,9 @@ enum WriteValidation {
       for entry in entries.values {
         if let problem = problem(in: entry, depth: depth + 1, count: &count) { return problem }
       }
+    case .date(let date):
+      let seconds = date.timeIntervalSinceReferenceDate
+      if !seconds.isFinite { return .nonFiniteDate(seconds) }
     default:
       break
     }

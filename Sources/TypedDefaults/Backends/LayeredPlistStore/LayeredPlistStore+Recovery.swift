@@ -29,6 +29,19 @@ extension LayeredPlistStore {
     var setAside: Result<URL, SettingsError>
     /// Whether the entries that could be read were written back as a new `data.plist`.
     var rewroteSalvagedEntries: Bool
+    /// What the store carried on with.
+    var carriedOn = CarriedOn.readableEntries
+
+    /// What a store carried on with after a corrupt file.
+    enum CarriedOn {
+      /// The entries of the file that could be read: none for a file corrupt as a whole (a
+      /// store opening on it has an empty persistent layer).
+      case readableEntries
+      /// The values the store held already (a reload or save that found the file corrupt).
+      case heldValues
+      /// The file itself, untouched: what was found was a leftover beside it.
+      case unaffectedFile
+    }
 
     /// For a save that found this: throws if the corrupt file could not be kept aside, since a
     /// save must never write over it.
@@ -53,9 +66,15 @@ extension LayeredPlistStore {
       case .failure(let failure):
         outcome = "could not move it aside (\(failure.reason)), so saves won't write over it"
       }
-      if unreadableEntries.isEmpty {
+      switch carriedOn {
+      case .unaffectedFile:
+        outcome += "; the file that now has the name was left as it is"
+      case .heldValues:
+        outcome += " and kept the values the store had"
+        outcome += rewroteSalvagedEntries ? ", written back as a new file" : ", which a save writes"
+      case .readableEntries where unreadableEntries.isEmpty:
         outcome += " and carried on without its values"
-      } else {
+      case .readableEntries:
         outcome += " and carried on with the entries that could be read"
         if rewroteSalvagedEntries { outcome += ", written back as a new file" }
       }
@@ -80,12 +99,7 @@ extension LayeredPlistStore {
     _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format
   ) throws(SettingsError) -> PropertyListValue {
     try WriteValidation.check(value, key: key)
-    if format == .xml { return try XMLPropertyListRules.normalized(value, key: key) }
-    if let seconds = PropertyListFile.nonFiniteDate(in: value) {
-      throw SettingsError(
-        .valueNotRepresentable, key: key, reason: PropertyListFile.binaryDateProblem(seconds))
-    }
-    return value
+    return format == .xml ? try XMLPropertyListRules.normalized(value, key: key) : value
   }
 
   /// Reads `data.plist` and, if it is corrupt or holds entries that can't be read (or can't be
@@ -99,6 +113,9 @@ extension LayeredPlistStore {
   ///   - options: The store's options (format, key normalization, ``Options/movesCorruptFileAside``).
   ///   - holdingLock: Whether the caller already holds the file lock (a save).
   ///   - rewritesSalvagedEntries: Whether salvaged entries are written back at once.
+  ///   - held: The values the caller holds for the file (a store reloading or saving), which
+  ///     take the place of a file corrupt as a whole: written back as the new `data.plist` with
+  ///     `rewritesSalvagedEntries`, rather than leaving no file; `nil` at open.
   ///   - store: The store's name, to report keys that normalize to one key; `nil` for no report.
   /// - Throws: For a corrupt file with ``Options/movesCorruptFileAside`` off, the corruption
   ///   (the first unreadable entry for a partly unreadable file); ``SettingsError/Code/fileNotReadable``
@@ -108,6 +125,7 @@ extension LayeredPlistStore {
     options: Options,
     holdingLock: Bool,
     rewritesSalvagedEntries: Bool,
+    replacingACorruptFileWith held: [String: PropertyListValue]? = nil,
     reportingClashesAs store: String? = nil
   ) throws(SettingsError) -> PersistentRead {
     let target = AtomicFile.resolvedTarget(of: file.url)
@@ -123,6 +141,7 @@ extension LayeredPlistStore {
         return PersistentRead()
       case .corrupt(let error, let version):
         (problem, judged) = (error, version)
+        entries = held ?? [:]
       case .read(let read, let readFormat, let unreadableEntries, let version):
         format = readFormat
         unreadable = unreadableEntries
@@ -180,6 +199,8 @@ extension LayeredPlistStore {
             + (unreadable.first?.reason ?? ""))
       }
       guard options.movesCorruptFileAside else { throw unreadable.first ?? problem }
+      let carriedOn: Recovery.CarriedOn =
+        held != nil && unreadable.isEmpty ? .heldValues : .readableEntries
 
       // Judge and move under the lock, and only the version judged.
       let recover = { () throws(SettingsError) -> PersistentRead? in
@@ -217,7 +238,7 @@ extension LayeredPlistStore {
           entries: entries, format: format, version: version,
           recovery: Recovery(
             problem: problem, unreadableEntries: unreadable, setAside: setAside,
-            rewroteSalvagedEntries: rewrote),
+            rewroteSalvagedEntries: rewrote, carriedOn: carriedOn),
           sizeBounds: sizeBoundsOfRest)
       }
       let recovered: PersistentRead?
@@ -235,7 +256,7 @@ extension LayeredPlistStore {
             entries: entries, format: format, version: nil,
             recovery: Recovery(
               problem: problem, unreadableEntries: unreadable, setAside: .failure(error),
-              rewroteSalvagedEntries: false),
+              rewroteSalvagedEntries: false, carriedOn: carriedOn),
             sizeBounds: sizeBoundsOfRest)
         }
       }
@@ -245,6 +266,36 @@ extension LayeredPlistStore {
     throw SettingsError(
       .fileNotReadable, path: file.url.path,
       reason: "It kept being replaced while the store recovered from a corrupt version")
+  }
+
+  /// Tidies up around `data.plist` as a store opens it, under the file lock if no other process
+  /// holds it at the moment, and only if there is something to do: removes the temporary files
+  /// of killed saves (``AtomicFile/removeStaleTemporaryFiles(of:)``), and finishes the moves aside that
+  /// killed processes left half done (``CorruptFiles/finishInterruptedMovesAside(of:now:)``),
+  /// which puts a hidden leftover back as `data.plist` if there is none, to be judged as the
+  /// store reads it. A process holding the lock is saving or recovering, and the files it is
+  /// working on are live: nothing is touched then, and a later open, or a save's cleanup of
+  /// temporary files, does it.
+  ///
+  /// - Parameter file: `data.plist`.
+  /// - Returns: One recovery for each leftover kept aside beside a newer `data.plist`, to record
+  ///   and report.
+  static func tidyUpAtOpen(_ file: PropertyListFile) -> [Recovery] {
+    let target = AtomicFile.resolvedTarget(of: file.url)
+    // Looked for first, so that a clean folder costs no lock (nor a lock file).
+    guard
+      !AtomicFile.staleTemporaryFiles(of: file.url).isEmpty
+        || !CorruptFiles.interruptedMovesAside(of: target).isEmpty
+    else { return [] }
+    let found = AtomicFile.withLockIfFree(on: file.url) {
+      AtomicFile.removeStaleTemporaryFiles(of: file.url)
+      return CorruptFiles.finishInterruptedMovesAside(of: target)
+    }
+    return (found ?? []).map { leftover in
+      Recovery(
+        problem: leftover.problem, unreadableEntries: [], setAside: leftover.keptAt,
+        rewroteSalvagedEntries: false, carriedOn: .unaffectedFile)
+    }
   }
 
   /// The entries with the store's key normalization applied (on a clash, the key sorting last

@@ -119,7 +119,8 @@ extension LayeredPlistStore {
       if !knownVersion.isCurrent(atPath: target) {
         // Another process saved since this one last read the file: start from its contents.
         let read = try Self.readPersistent(
-          persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false)
+          persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false,
+          replacingACorruptFileWith: ownContents)
         if let recovery = read.recovery {
           try recovery.refuseToWriteOverAKeptFile(path: persistentFile.url.path)
           outcome.recovery = recovery
@@ -172,8 +173,10 @@ extension LayeredPlistStore {
   /// or wrote it, and takes in its values, except for keys this process changed and hasn't saved
   /// (its own changes win until saved) and keys written for the next launch.
   ///
-  /// A corrupt file found on disk is moved aside (see ``recoveredProblems``) and the store keeps
-  /// what it has.
+  /// A corrupt file found on disk is moved aside (see ``recoveredProblems``), the store keeps the
+  /// values it has, and at once writes them back as a new `data.plist`, under the file lock, so
+  /// that the file is never left missing: the values it last read or saved, not its unsaved
+  /// changes, which stay unsaved.
   ///
   /// - Returns: Whether any value a read returns changed.
   /// - Throws: ``SettingsError/Code/fileNotReadable`` or ``SettingsError/Code/fileTooLarge`` if
@@ -196,10 +199,17 @@ extension LayeredPlistStore {
     guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
       return (false, [], nil)
     }
+    // What the file held as this process last read or wrote it, to write back over a corrupt
+    // file rather than leave none.
+    let held = state.withLock { state in
+      state.persistent.filter { state.dirty[$0.key] == nil }
+    }
     let read = try Self.readPersistent(
-      persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true)
+      persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
+      replacingACorruptFileWith: held)
     if read.recovery != nil, read.entries.isEmpty {
-      // Nothing could be read: keep what this process has; the next save writes it.
+      // Nothing to write back (or the file is a link): keep what this process has; the next
+      // save writes it.
       state.withLock { $0.diskVersion = nil }
       return (false, [], read.recovery)
     }

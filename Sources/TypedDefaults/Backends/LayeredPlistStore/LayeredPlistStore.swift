@@ -167,7 +167,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     var loaded: Set<Layer> = []
     var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
     let name = self.name
-    AtomicFile.removeStaleTemporaryFiles(of: self.persistentFile.url)
+    let leftovers = Self.tidyUpAtOpen(self.persistentFile)
     let read = try Self.readPersistent(
       self.persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
       reportingClashesAs: name)
@@ -198,6 +198,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       }
       record(recovery)
     }
+    for leftover in leftovers { record(leftover) }
     for problem in unreadableShippedEntries { record(unreadableShippedEntry: problem) }
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
@@ -347,10 +348,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply or
-  ///   holding too many values to be read back, and, when `data.plist` is saved as XML, for what
-  ///   XML can't hold: a string or key starting with U+FEFF or holding a control character XML
-  ///   forbids, a non-finite date. Nothing is changed when this throws.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply,
+  ///   holding too many values to be read back, or holding a non-finite date (the check every
+  ///   backend makes), and, when `data.plist` is saved as XML, for what XML can't hold: a string
+  ///   or key starting with U+FEFF or holding a control character XML forbids. Nothing is
+  ///   changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)

@@ -89,7 +89,7 @@
       self.flushDelay = flushDelay
       self.changesTakenIn = changesTakenIn
       self.file = PropertyListFile(url: UserDefaultsBackend.fileURL(ofDomain: domainName))
-      AtomicFile.removeStaleTemporaryFiles(of: file.url)
+      let leftovers = LayeredPlistStore.tidyUpAtOpen(file)
       var initial = LayeredPlistStore.PersistentRead()
       do {
         initial = try LayeredPlistStore.readPersistent(
@@ -102,7 +102,9 @@
       }
       state = Locked(State(values: initial.entries, diskVersion: initial.version))
       mirror = Mirror(known: initial.entries)
-      if let recovery = initial.recovery { recovery.report(backend: name) }
+      for recovery in leftovers + (initial.recovery.map { [$0] } ?? []) {
+        recovery.report(backend: name)
+      }
     }
 
     // MARK: - Reading and writing
@@ -391,7 +393,8 @@
         if !knownVersion.isCurrent(atPath: target) {
           // Another process (or corelibs, rewriting in place) changed the file: start from it.
           let read = try LayeredPlistStore.readPersistent(
-            file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false)
+            file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false,
+            replacingACorruptFileWith: ownContents)
           if let recovery = read.recovery {
             try recovery.refuseToWriteOverAKeptFile(path: file.url.path)
             outcome.recovery = recovery

@@ -281,10 +281,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// - Parameters:
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
-  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply or
-  ///   holding too many values to be read back; on Linux also for a non-finite date, and for a
-  ///   string or key holding a control character XML forbids (corelibs rewrites the file as XML
-  ///   when other code calls `UserDefaults.synchronize()`). Nothing is changed when this throws.
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply,
+  ///   holding too many values to be read back, or holding a non-finite date (the check every
+  ///   backend makes); on Linux also for a string or key holding a control character XML forbids
+  ///   (corelibs rewrites the file as XML when other code calls `UserDefaults.synchronize()`).
+  ///   Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try Self.checkStorable(value, forKey: key) }
     #if canImport(Darwin)
