@@ -73,6 +73,25 @@ import Testing
     }
   }
 
+  @Test func aReadStopsAtTheFirstUnreadableEntryPastTheLimitAndTheFileIsCorruptAsAWhole() throws {
+    let limit = PropertyListReaders.maximumUnreadableEntries
+    func file(bad: Int) -> Data {
+      xmlPropertyList(
+        "<dict><key>good</key><true/>"
+          + (0..<bad).map { "<key>k\($0)</key><integer>x</integer>\n" }.joined() + "</dict>")
+    }
+    let salvaged = try PropertyListFile.decode(file(bad: limit), path: "a", salvagingEntries: true)
+    #expect(salvaged.root == ["good": true])
+    #expect(salvaged.unreadableEntries.count == limit)
+    let error = #expect(throws: SettingsError.self) {
+      try PropertyListFile.decode(file(bad: limit + 5), path: "a", salvagingEntries: true)
+    }
+    #expect(error?.code == .corruptFile)
+    // The line of the first entry past the limit: reading stopped there.
+    #expect(
+      error?.reason == "Line \(4 + limit): " + PropertyListReaders.tooManyUnreadableEntries)
+  }
+
   @Test func inMemoryBackendRefusesWhatEveryFileBackedBackendRefusesByTheSameCheck() throws {
     var deep = PropertyListValue.integer(1)
     for _ in 0..<FoundationBridge.maximumDepth { deep = .array([deep]) }

@@ -333,6 +333,9 @@ enum BinaryPropertyListReader {
               try reference(at: valuePosition), referencedAt: valuePosition, depth: depth + 1)
           } catch {
             if error.needsDeeperStack { throw error }
+            guard unreadable.count < PropertyListReaders.maximumUnreadableEntries else {
+              throw Failure(at: valuePosition, PropertyListReaders.tooManyUnreadableEntries)
+            }
             entries[key] = nil  // the last one for a key wins, even when it is unreadable
             unreadable.append((key, error))
             keyPosition &+= layout.referenceSize

@@ -402,6 +402,10 @@ extension XMLPropertyListReader {
           guard failure.isValueLevel, salvaging, let first = frames.first, first.isDictionary,
             let key = first.key
           else { throw failure }
+          guard unreadable.count < PropertyListReaders.maximumUnreadableEntries else {
+            throw XMLFailure(
+              reason: PropertyListReaders.tooManyUnreadableEntries, position: failure.position)
+          }
           let unclosed = frames.dropFirst().map(\.name) + failure.unclosed
           frames.removeSubrange(1...)
           frames[0].key = nil
