@@ -26,8 +26,10 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public static let writeFailed = Kind(rawValue: "writeFailed")
     /// A background save or flush failed; the changes stay in memory for the next attempt.
     public static let saveFailed = Kind(rawValue: "saveFailed")
-    /// A file a backend relies on was corrupt; it was moved aside (never overwritten) and the
-    /// backend carried on without its contents.
+    /// A file a backend relies on was corrupt (or a corrupt version of it was found left hidden
+    /// by a killed process); it was kept aside (never overwritten), and the message says what
+    /// the backend carried on with: nothing of it, the entries that could be read, or the
+    /// values it already had, written back.
     public static let corruptFile = Kind(rawValue: "corruptFile")
     /// A file watch (``LayeredPlistStore/Options/watchesFiles``) couldn't be set up, or a file it
     /// reported couldn't be read again; the store polls, or keeps the values it has.

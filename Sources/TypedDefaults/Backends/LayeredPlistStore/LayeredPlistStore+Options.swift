@@ -26,7 +26,8 @@ extension LayeredPlistStore {
     /// What happens when `data.plist` turns out to be corrupt (not a property list, truncated,
     /// or not a dictionary). `true` (the default, right for an app): it is moved aside to
     /// `data.plist.corrupt-<date>`, reported in ``LayeredPlistStore/recoveredProblems``, and the
-    /// store carries on without its values. `false` (for tools that inspect or edit files they
+    /// store carries on without its values (at open), or with the values it has, written back as
+    /// a new `data.plist` (found by a reload or a save). `false` (for tools that inspect or edit files they
     /// don't own): the initializer, ``LayeredPlistStore/save()`` and
     /// ``LayeredPlistStore/reload()`` throw ``SettingsError/Code/corruptFile`` (or
     /// ``SettingsError/Code/wrongRootType``) and the file stays where it is, untouched.

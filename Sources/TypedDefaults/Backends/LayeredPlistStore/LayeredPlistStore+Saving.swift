@@ -18,8 +18,9 @@ extension LayeredPlistStore {
   /// unsaved.
   ///
   /// If the file on disk turns out to be corrupt, it is moved aside (see ``recoveredProblems``)
-  /// and the save writes this process's values, with whatever entries of the corrupt file could
-  /// be read. A corrupt file that can't be moved aside is never written over: the save throws.
+  /// and the save writes this process's values: every value the store has for a file corrupt as
+  /// a whole, with whatever entries of a partly readable one could be read. A corrupt file that
+  /// can't be moved aside is never written over: the save throws.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause (missing or
   ///   read-only folder, full disk, a lock that can't be taken, a lock file that is a symbolic

@@ -13,7 +13,8 @@ extension LayeredPlistStore {
   ///
   /// - A change to `data.plist` is taken in by ``reload()``: this process's unsaved changes
   ///   still win, and observers get one event per key whose effective value changed, and only
-  ///   those.
+  ///   those. A file made corrupt (an editor writing garbage) is moved aside and replaced at
+  ///   once by the values the store has, which it keeps (see ``reload()``).
   /// - A delivered or bundled file created, replaced or removed is read again (a removed one is
   ///   an empty layer); observers of the keys whose effective value changed are told. A file
   ///   that can't be read is reported as a ``SettingsDiagnostic`` of kind

@@ -75,9 +75,10 @@ import Foundation
 /// found). Files are read by the library's own strict readers, never by a parser that can crash.
 /// A corrupt or truncated `data.plist`, or one whose root isn't a dictionary, is never
 /// overwritten: under the file lock, and only if it is still the version judged, the store moves
-/// it aside to `data.plist.corrupt-<UTC date and time>`, reports it as a ``SettingsError`` in
-/// ``recoveredProblems`` and as a ``SettingsDiagnostic``, and carries on with an empty persistent
-/// layer. In a well-formed file, a top-level entry whose value can't be read (or written back)
+/// it aside to `data.plist.corrupt-<UTC date and time>` and reports it as a ``SettingsError`` in
+/// ``recoveredProblems`` and as a ``SettingsDiagnostic``. Opening on it, the store carries on
+/// with an empty persistent layer; finding it later (a reload, a save), the store keeps its
+/// values and writes them back as a new `data.plist` at once. In a well-formed file, a top-level entry whose value can't be read (or written back)
 /// costs only that entry: the original is moved aside, the rest is written back and loaded, and
 /// each lost key is reported. A corrupt file that can't be moved aside (or is reached through a
 /// symbolic link, which the store never renames) is left as it is, and saves throw rather than
