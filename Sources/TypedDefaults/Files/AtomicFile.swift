@@ -234,7 +234,7 @@ enum AtomicFile {
   /// - Returns: What `body` returned; `nil`, without running it, if the lock is held elsewhere
   ///   or can't be taken at all.
   static func withLockIfFree<Result>(on url: URL, _ body: () -> Result) -> Result? {
-    (try? withLock(on: url, waiting: false) { () throws(SettingsError) in body() }) ?? nil
+    try? withLock(on: url, waiting: false) { () throws(SettingsError) in body() }
   }
 
   private static func withLock<Result>(
