@@ -415,6 +415,34 @@ import Testing
     #expect(Self.reason(file) == "At byte 38: a date of 'nan' seconds, which is not a finite time")
   }
 
+  @Test func salvagingStopsAtTheFirstUnreadableEntryPastTheLimit() throws {
+    let limit = PropertyListReaders.maximumUnreadableEntries
+    // {k0: null, k1: null, …}: `count` entries, each value a null no property list holds;
+    // references of 2 bytes (object 0 the dictionary, then the keys, then the null).
+    func file(count: Int) -> Data {
+      func reference(_ index: Int) -> [UInt8] { [UInt8(index >> 8), UInt8(index & 0xFF)] }
+      let dictionary =
+        [0xDF, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)]
+        + (1...count).flatMap(reference)
+        + Array(repeating: reference(count + 1), count: count)
+        .joined()
+      return Self.bplist(
+        [dictionary] + (0..<count).map { Self.ascii("k\($0)") } + [[0x00]], referenceSize: 2)
+    }
+    let salvaged = try Self.read(file(count: limit), salvaging: true)
+    #expect(salvaged.root == [:])
+    #expect(salvaged.unreadableEntries.count == limit)
+    // The dictionary starts at byte 8 and its values at 12 + 2 × count: the 1,001st is the last
+    // one read.
+    let count = limit + 1
+    #expect(
+      throws: SettingsError(
+        .corruptFile, path: "test.plist",
+        reason: "At byte \(12 + 2 * count + 2 * limit): "
+          + PropertyListReaders.tooManyUnreadableEntries)
+    ) { try Self.read(file(count: count), salvaging: true) }
+  }
+
   @Test func salvagingStillFailsOnABadKeyOrAnArrayRoot() throws {
     let badKey = Self.bplist([[0xD2, 1, 2, 3, 3], Self.ascii("ok"), [0x10, 1], [0x09]])
     #expect(throws: SettingsError.self) { try Self.read(badKey, salvaging: true) }
