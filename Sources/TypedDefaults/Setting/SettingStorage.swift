@@ -182,31 +182,27 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
         try write(stored, to: override)
       } else if let cellBackend, let cell {
         try cellBackend.setValue(stored, in: cell, forKey: targetKey)
+      } else if reportsWrites {
+        try write(stored, to: boundTarget)
       } else {
         try boundTarget.setValue(stored, forKey: targetKey)
-        if reportsWrites { reportWrite() }
       }
     } catch {
       throw writeError(error)
     }
   }
 
-  /// Stores a value in a test's backend by key (no cell: cells belong to the setting's own
-  /// backend), reporting it to the observers of a backend that doesn't publish its own changes.
+  /// Stores a value by key (no cell: a test's backend, or one without cells), reporting it to
+  /// the observers of a backend that doesn't publish its own changes, in the order racing writes
+  /// take effect (``ObservationCenter/writing(_:to:_:)``).
   @usableFromInline
   final func write(
     _ stored: PropertyListValue?, to backend: any SettingsBackend
   ) throws(SettingsError) {
-    try backend.setValue(stored, forKey: targetKey)
-    if !(backend is any PublishesOwnChanges) {
-      backend.reportChanges(forKeys: CollectionOfOne(targetKey))
+    try ObservationCenter.writing(CollectionOfOne(targetKey), to: backend) {
+      () throws(SettingsError) in
+      try backend.setValue(stored, forKey: targetKey)
     }
-  }
-
-  /// Tells the observers of a backend that doesn't publish its own changes about a write.
-  @usableFromInline
-  final func reportWrite() {
-    boundTarget.reportChanges(forKeys: CollectionOfOne(targetKey))
   }
 
   /// What the setting reads for a stored value: the value as `Value`, or the default when there
@@ -229,15 +225,10 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   /// Removes the stored value.
   final func reset() {
-    if let override = overridingBackend {
-      override.removeValue(forKey: targetKey)
-      if !(override is any PublishesOwnChanges) {
-        override.reportChanges(forKeys: CollectionOfOne(targetKey))
-      }
-      return
+    let backend = overridingBackend ?? boundTarget
+    ObservationCenter.writing(CollectionOfOne(targetKey), to: backend) {
+      backend.removeValue(forKey: targetKey)
     }
-    boundTarget.removeValue(forKey: targetKey)
-    if reportsWrites { reportWrite() }
   }
 
   // MARK: - Slow paths
