@@ -185,11 +185,12 @@ public final class ScopedBackend: SettingsBackend {
   func observeThroughBase(
     registering keys: Set<String>?,
     initial: Bool,
+    retaining: Bool,
     _ handler: @escaping @Sendable (SettingsChange) -> Void
   ) -> ObservationToken {
     let storedPrefix = storedPrefix
     let baseKeys = keys.map { Set($0.map { base.observationKey(prefix + $0) }) }
-    return base.observe(registering: baseKeys, initial: initial) { change in
+    return base.observe(registering: baseKeys, initial: initial, retaining: retaining) { change in
       guard change.key.hasPrefix(storedPrefix) else { return }
       handler(
         SettingsChange(

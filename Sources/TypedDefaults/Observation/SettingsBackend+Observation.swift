@@ -159,17 +159,25 @@ extension SettingsBackend {
   }
 
   /// Registers an observer of `keys` (`nil`: all keys).
+  ///
+  /// - Parameter retaining: Whether the token keeps the backend alive (it does, but for Swift
+  ///   Observation's tracking of a setting read through a test's backend).
   func observe(
     registering keys: Set<String>?,
     initial: Bool,
+    retaining: Bool = true,
     _ handler: @escaping @Sendable (SettingsChange) -> Void
   ) -> ObservationToken {
     if let view = self as? ScopedBackend {
-      return view.observeThroughBase(registering: keys, initial: initial, handler)
+      return view.observeThroughBase(
+        registering: keys, initial: initial, retaining: retaining, handler)
     }
     let registry = ObservationCenter.registry(for: self)
     let observer = Observer(keys: keys, deliver: handler)
-    let token = ObservationToken(observer: observer, registry: registry, backend: self)
+    let token =
+      retaining
+      ? ObservationToken(observer: observer, registry: registry, backend: self)
+      : ObservationToken(observer: observer, registry: registry, unretained: self)
     registry.register(observer, on: self, initial: initial)
     return token
   }

@@ -42,12 +42,24 @@ public final class ObservationToken: Sendable {
   private let registry: ObserverRegistry
   /// Held strongly: a weak reference would give the backend a side table, and every retain and
   /// release of it (on every read) the slow path.
-  private let backend: any SettingsBackend
+  private let backend: (any SettingsBackend)?
+  /// The backend, held weakly, for an observation that must not keep it alive (``unretained``).
+  private let unretainedBackend: UnretainedBackend?
 
   init(observer: Observer, registry: ObserverRegistry, backend: any SettingsBackend) {
     self.observer = observer
     self.registry = registry
     self.backend = backend
+    self.unretainedBackend = nil
+  }
+
+  /// A token that doesn't keep `backend` alive: Swift Observation's tracking of a setting read
+  /// through a test's backend, which the setting's model may outlive.
+  init(observer: Observer, registry: ObserverRegistry, unretained backend: any SettingsBackend) {
+    self.observer = observer
+    self.registry = registry
+    self.backend = nil
+    self.unretainedBackend = UnretainedBackend(backend)
   }
 
   deinit {
@@ -63,6 +75,14 @@ public final class ObservationToken: Sendable {
   /// nothing.
   public func cancel() {
     observer.cancel()
-    registry.unregister(observer, from: backend)
+    registry.unregister(observer, from: backend ?? unretainedBackend?.backend)
   }
+}
+
+/// A weak reference to a backend.
+// @unchecked Sendable: `backend` is set once, in `init`, and weak references are thread-safe.
+final class UnretainedBackend: @unchecked Sendable {
+  weak var backend: (any SettingsBackend)?
+
+  init(_ backend: any SettingsBackend) { self.backend = backend }
 }

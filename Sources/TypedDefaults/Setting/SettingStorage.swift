@@ -92,8 +92,12 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   final func read() -> Value {
-    // A test's override bypasses the cells, which belong to the setting's own backend.
-    if let override = overridingBackend { return read(from: override) }
+    // A test's override bypasses the cells, which belong to the setting's own backend; tracking
+    // follows it.
+    if let override = overridingBackend {
+      accessed(through: override)
+      return read(from: override)
+    }
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
     if !storesContainers, let cellBackend, let readCell {
