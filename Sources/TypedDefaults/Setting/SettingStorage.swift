@@ -266,7 +266,10 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       defer { state.lastReportedMismatch = stored }
       return state.lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
     }
-    guard isNew else { return }
+    // A diagnostics scope (a test capturing them) sees it once, even if reported before it.
+    let firstInScope = SettingsDiagnostics.isFirstReportInScope(
+      "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self))) \(stored)")
+    guard isNew || firstInScope else { return }
     let backend = boundBackend
     // A secret's stored value, reason (which may quote it) and default are left out.
     let why = isSecret ? nil : Value.readFailureReason(for: stored).map { " (\($0))" }
