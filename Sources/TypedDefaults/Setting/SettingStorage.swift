@@ -267,8 +267,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       return state.lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
     }
     // A diagnostics scope (a test capturing them) sees it once, even if reported before it.
+    // (The value's hash, not its text: it may be a secret's, and large.)
     let firstInScope = SettingsDiagnostics.isFirstReportInScope(
-      "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self))) \(stored)")
+      "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self))) \(stored.hashValue)")
     guard isNew || firstInScope else { return }
     let backend = boundBackend
     // A secret's stored value, reason (which may quote it) and default are left out.
