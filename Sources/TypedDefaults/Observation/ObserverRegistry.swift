@@ -336,11 +336,6 @@ final class ObserverRegistry: Sendable {
     if outermost { deliverRecorded() }
   }
 
-  /// Publishes one key: ``report(_:of:)``.
-  func report(_ key: String, of backend: any SettingsBackend) {
-    report(CollectionOfOne(key), of: backend)
-  }
-
   private var isObserved: Bool {
     recorded.withLock { $0.observerCount > 0 }
   }
