@@ -27,9 +27,9 @@ import TypedDefaults
 /// ```
 ///
 /// What the override does not change: calls made directly on a backend (`model.backend`,
-/// `UserDefaultsBackend.standard.value(forKey:)`), and Swift Observation tracking
-/// (`withObservationTracking`, SwiftUI), which follows a setting's own backend; `observe` and
-/// `changes` on a setting do follow the override.
+/// `UserDefaultsBackend.standard.value(forKey:)`). `observe` and `changes` on a setting, and
+/// Swift Observation tracking (`withObservationTracking`, SwiftUI) of a setting read in the
+/// scope, follow the override.
 ///
 /// Cost: the first override installed in a process turns on a check on every setting read and
 /// write in that process (about 30 ns, a task-local lookup); a process that never installs one,

@@ -124,6 +124,42 @@ import Testing
     }
   }
 
+  /// 100 tasks each write a distinct value to one setting, 20 rounds: every write delivers one
+  /// event to each observer (a typed one, a raw one and one of every key), and all three get
+  /// the same values in the same order (the order the writes took effect), ending on the value
+  /// stored. Publishing used to read the key's value back, so two racing writes could publish
+  /// the later value twice, and the observer dropped the second as no change.
+  @Test(arguments: BackendFactory.observableWithScopedViews)
+  func concurrentWritesToOneSettingEachDeliverOneEventInWriteOrder(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      let settings = ObservedSettings(backend: backend)
+      for round in 1...20 {
+        let typed = Received<Int>()
+        let raw = Received<Int?>()
+        let everyKey = Received<Int?>()
+        let tokens = [
+          settings.$volume.observe { typed.append($0) },
+          backend.observe(key: "volume") { raw.append($0.newValue?.intValue) },
+          backend.observeAllKeys { change in
+            if change.key == "volume" { everyKey.append(change.newValue?.intValue) }
+          },
+        ]
+        let values = (1...100).map { round * 1000 + $0 }
+        await withTaskGroup(of: Void.self) { group in
+          for value in values { group.addTask { settings.volume = value } }
+        }
+        for token in tokens { token.cancel() }
+        #expect(typed.count == 100, "round \(round): \(typed.count) events for 100 writes")
+        #expect(Set(values).subtracting(typed.all) == [], "round \(round): values never seen")
+        #expect(raw.all == typed.all.map { $0 }, "round \(round): the observers disagree")
+        #expect(everyKey.all == raw.all, "round \(round): the observers disagree")
+        #expect(typed.last == settings.volume, "round \(round)")
+      }
+    }
+  }
+
   // MARK: - Re-entrancy
 
   /// An observer that clamps the value it sees terminates with the clamped value stored, runs at

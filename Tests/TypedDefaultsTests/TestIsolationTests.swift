@@ -186,3 +186,93 @@ private final class Observed: Sendable {
     IsolatedAppSettings.shared.name = "second"
   }
 }
+
+#if canImport(Observation)
+  import Observation
+
+  /// Swift Observation inside a test's scope: tracking follows the backend a setting reads there.
+  @Suite struct TestIsolationTrackingTests {
+    /// A view-model test: tracking an app's shared model inside `.isolatedSettings` is told of a
+    /// change in the test's backend (it used to observe the model's own backend, so `onChange`
+    /// never came).
+    @Test(.isolatedSettings) func trackingInsideAnIsolatedScopeFiresForAChangeThere() throws {
+      let calls = Observed()
+      let seen = withObservationTracking {
+        IsolatedAppSettings.shared.launches
+      } onChange: {
+        calls.append(IsolatedAppSettings.shared.launches)
+      }
+      #expect(seen == 0)
+      IsolatedAppSettings.shared.launches = 3
+      #expect(calls.all == [3])
+
+      // A change made on the test's backend directly counts too.
+      let again = Observed()
+      _ = withObservationTracking {
+        IsolatedAppSettings.shared.launches
+      } onChange: {
+        again.append(IsolatedAppSettings.shared.launches)
+      }
+      try #require(SettingsTesting.currentBackend).setValue(4, forKey: "launches")
+      #expect(again.all == [4])
+    }
+
+    /// Tests running in parallel on one shared model: a tracker in one scope hears nothing of
+    /// another scope's writes, nor of the model's own backend.
+    @Test func trackingInOneScopeIsNotToldOfAnotherScopesWrites() async {
+      let own = InMemoryBackend()
+      let model = IsolationTrackedSettings(backend: own)
+      let first = InMemoryBackend(name: "first test")
+      let second = InMemoryBackend(name: "second test")
+      let calls = Observed()
+      SettingsTesting.withBackend(first) {
+        _ = withObservationTracking {
+          model.volume
+        } onChange: {
+          calls.append(1)
+        }
+      }
+      SettingsTesting.withBackend(second) { model.volume = 5 }
+      model.volume = 6  // the model's own backend, outside any scope
+      #expect(calls.all == [])
+      SettingsTesting.withBackend(first) { model.volume = 7 }
+      #expect(calls.all == [1])
+      #expect(own.value(forKey: "volume") == 6)
+    }
+
+    /// Tracking a shared model through a test's backend doesn't keep that backend alive after
+    /// the test: the model outlives it.
+    @Test func aTestsBackendTrackedThroughASharedModelIsFreedAfterTheScope() {
+      let model = IsolationTrackedSettings(backend: InMemoryBackend())
+      weak var weakBackend: InMemoryBackend?
+      do {
+        let backend = InMemoryBackend()
+        weakBackend = backend
+        SettingsTesting.withBackend(backend) {
+          _ = withObservationTracking {
+            model.volume
+          } onChange: {
+          }
+        }
+      }
+      #expect(weakBackend == nil)
+      // A later scope's tracking still works.
+      let calls = Observed()
+      SettingsTesting.withBackend(InMemoryBackend()) {
+        _ = withObservationTracking {
+          model.volume
+        } onChange: {
+          calls.append(1)
+        }
+        model.volume = 2
+      }
+      #expect(calls.all == [1])
+    }
+  }
+
+  /// A model of the tracking tests, on a backend of each test's choosing.
+  // @unchecked Sendable: its stored properties are `@Setting`s (see SettingsModel).
+  private final class IsolationTrackedSettings: SettingsModel, @unchecked Sendable {
+    @Setting var volume = 1
+  }
+#endif

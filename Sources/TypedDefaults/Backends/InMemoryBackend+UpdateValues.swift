@@ -14,7 +14,7 @@ extension InMemoryBackend {
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
     let (result, published) = try storage.withLock {
-      storage throws(SettingsError) -> (Result, [String]) in
+      storage throws(SettingsError) -> (Result, [SettingsChange]) in
       let before = storage.cells.compactMapValues(\.value)
       var values = before
       let result = try transform(&values)
@@ -23,7 +23,7 @@ extension InMemoryBackend {
         if let value = values[key] { try WriteValidation.check(value, key: key) }
         changed.append(key)
       }
-      var published: [String] = []
+      var published: [SettingsChange] = []
       for key in changed {
         let cell: ValueCell
         if let existing = storage.cells[key] {
@@ -32,13 +32,16 @@ extension InMemoryBackend {
           cell = ValueCell(nil)
           storage.cells[key] = cell
         }
-        if cell.observed || storage.observesAllKeys { published.append(key) }
+        if cell.observed || storage.observesAllKeys {
+          published.append(SettingsChange(key: key, newValue: values[key]))
+        }
         cell.value = values[key]
         cell.conversion = nil
       }
+      if !published.isEmpty { observers.record(published) }
       return (result, published)
     }
-    if !published.isEmpty { observers.publish(published, of: self) }
+    if !published.isEmpty { observers.deliverRecorded() }
     return result
   }
 }

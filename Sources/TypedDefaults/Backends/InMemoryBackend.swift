@@ -65,18 +65,21 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
     let publishes = storage.withLock { storage -> Bool in
+      let publishes: Bool
       if let cell = storage.cells[key] {
-        let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+        publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
         cell.value = value
         cell.conversion = nil
-        return publishes
       } else if value != nil {
         storage.cells[key] = ValueCell(value)
-        return storage.observesAllKeys
+        publishes = storage.observesAllKeys
+      } else {
+        return false
       }
-      return false
+      if publishes { observers.record(SettingsChange(key: key, newValue: value)) }
+      return publishes
     }
-    if publishes { observers.publish(key, of: self) }
+    if publishes { observers.deliverRecorded() }
   }
 
   /// Stores several values at once, all or nothing.
@@ -86,23 +89,24 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try WriteValidation.check(value, key: key) }
-    let changed = storage.withLock { storage -> [String] in
-      var changed: [String] = []
+    let changed = storage.withLock { storage -> [SettingsChange] in
+      var changed: [SettingsChange] = []
       for (key, value) in values {
         if let cell = storage.cells[key] {
           if (cell.observed || storage.observesAllKeys) && cell.value != value {
-            changed.append(key)
+            changed.append(SettingsChange(key: key, newValue: value))
           }
           cell.value = value
           cell.conversion = nil
         } else {
           storage.cells[key] = ValueCell(value)
-          if storage.observesAllKeys { changed.append(key) }
+          if storage.observesAllKeys { changed.append(SettingsChange(key: key, newValue: value)) }
         }
       }
+      if !changed.isEmpty { observers.record(changed) }
       return changed
     }
-    if !changed.isEmpty { observers.publish(changed, of: self) }
+    if !changed.isEmpty { observers.deliverRecorded() }
   }
 
   /// Removes a key. Removing a missing key does nothing.
@@ -113,9 +117,11 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       guard let cell = storage.cells[key], cell.value != nil else { return false }
       cell.value = nil
       cell.conversion = nil
-      return cell.observed || storage.observesAllKeys
+      guard cell.observed || storage.observesAllKeys else { return false }
+      observers.record(SettingsChange(key: key, newValue: nil))
+      return true
     }
-    if publishes { observers.publish(key, of: self) }
+    if publishes { observers.deliverRecorded() }
   }
 
   /// Returns every key and value.
@@ -167,8 +173,9 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
       cell.value = value
       cell.conversion = nil
+      if publishes { observers.record(SettingsChange(key: key, newValue: value)) }
       return publishes
     }
-    if publishes { observers.publish(key, of: self) }
+    if publishes { observers.deliverRecorded() }
   }
 }

@@ -89,19 +89,19 @@ public final class ScopedBackend: SettingsBackend {
   ///   as the view spells it (without the prefix).
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     do {
-      try base.setValue(value, forKey: prefix + key)
+      try writingBase(CollectionOfOne(prefix + key)) { () throws(SettingsError) in
+        try base.setValue(value, forKey: prefix + key)
+      }
     } catch {
       throw error.naming(key, insteadOf: prefix + key)
     }
-    reportIfBaseDoesNot(CollectionOfOne(prefix + key))
   }
 
   /// Removes the prefixed key from the base.
   ///
   /// - Parameter key: A key of the view.
   public func removeValue(forKey key: String) {
-    base.removeValue(forKey: prefix + key)
-    reportIfBaseDoesNot(CollectionOfOne(prefix + key))
+    writingBase(CollectionOfOne(prefix + key)) { base.removeValue(forKey: prefix + key) }
   }
 
   /// Stores several values in the base as one batch (one save on a file store), all or nothing
@@ -115,12 +115,11 @@ public final class ScopedBackend: SettingsBackend {
     prefixed.reserveCapacity(values.count)
     for (key, value) in values { prefixed[prefix + key] = value }
     do {
-      try base.setValues(prefixed)
+      try writingBase(prefixed.keys) { () throws(SettingsError) in try base.setValues(prefixed) }
     } catch {
       throw error.key.flatMap(key(forBaseKey:)).map { error.naming($0, insteadOf: error.key) }
         ?? error
     }
-    reportIfBaseDoesNot(prefixed.keys)
   }
 
   /// Returns the base's keys under the prefix, without it, and their values, as of one instant.
@@ -160,8 +159,9 @@ public final class ScopedBackend: SettingsBackend {
         return try defaults.update(forKey: baseKey, transform)
       default:
         let value = try transform(base.value(forKey: baseKey))
-        try base.setValue(value, forKey: baseKey)
-        reportIfBaseDoesNot(CollectionOfOne(baseKey))
+        try writingBase(CollectionOfOne(baseKey)) { () throws(SettingsError) in
+          try base.setValue(value, forKey: baseKey)
+        }
         return value
       }
     } catch {
@@ -169,10 +169,13 @@ public final class ScopedBackend: SettingsBackend {
     }
   }
 
-  /// A base outside the library doesn't publish its own changes: writes made through the view
-  /// are reported to its observers, as a ``Setting`` reports its own writes.
-  private func reportIfBaseDoesNot(_ keys: some Sequence<String>) {
-    if !(base is any PublishesOwnChanges) { base.reportChanges(forKeys: keys) }
+  /// Runs a write of `keys` of the base: a base outside the library doesn't publish its own
+  /// changes, so the write is reported to its observers as a ``Setting`` reports its own
+  /// (``ObservationCenter/writing(_:to:_:)``).
+  private func writingBase<Failure: Error>(
+    _ keys: some Collection<String>, _ write: () throws(Failure) -> Void
+  ) throws(Failure) {
+    try ObservationCenter.writing(keys, to: base, write)
   }
 
   // MARK: - Observation
@@ -182,11 +185,12 @@ public final class ScopedBackend: SettingsBackend {
   func observeThroughBase(
     registering keys: Set<String>?,
     initial: Bool,
+    retaining: Bool,
     _ handler: @escaping @Sendable (SettingsChange) -> Void
   ) -> ObservationToken {
     let storedPrefix = storedPrefix
     let baseKeys = keys.map { Set($0.map { base.observationKey(prefix + $0) }) }
-    return base.observe(registering: baseKeys, initial: initial) { change in
+    return base.observe(registering: baseKeys, initial: initial, retaining: retaining) { change in
       guard change.key.hasPrefix(storedPrefix) else { return }
       handler(
         SettingsChange(

@@ -100,6 +100,17 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Handlers may be called on any thread, so they must be `@Sendable`. Setting and reading
 /// ``handler`` are thread-safe.
+///
+/// ## Reported once
+///
+/// A problem that would recur on every instance or read is reported once: a model declaration's
+/// problem (``SettingsDiagnostic/Kind/invalidKey``, ``SettingsDiagnostic/Kind/keyCollision``)
+/// once per process, and a wrong stored value once per setting until the value changes. Inside
+/// a `withHandler(_:operation:)` scope that de-duplication is the scope's own: the scope sees
+/// each such problem once the first time it arises there, even if it was reported before
+/// elsewhere in the process, so that two tests running in parallel, each in its own scope, each
+/// see their diagnostic. (`SettingsDiagnostics.withCapture` in `TypedDefaultsTesting` is such a
+/// scope.)
 public enum SettingsDiagnostics {
   /// A function that receives diagnostics.
   public typealias Handler = @Sendable (SettingsDiagnostic) -> Void
@@ -114,7 +125,23 @@ public enum SettingsDiagnostics {
 
   private static let globalHandler = Locked<Handler>(standardErrorHandler)
 
-  @TaskLocal private static var taskHandler: Handler?
+  /// A task's handler and the problems already reported to it, so that reporting once applies
+  /// per scope.
+  private final class Scope: Sendable {
+    let handler: Handler
+    private let reported = Locked<Set<String>>([])
+
+    init(_ handler: @escaping Handler) { self.handler = handler }
+
+    /// Whether `id` is reported for the first time in this scope (it then counts as reported).
+    func firstReport(of id: String) -> Bool {
+      reported.withLock { $0.insert(id).inserted }
+    }
+  }
+
+  @TaskLocal private static var scope: Scope?
+  /// The problems reported once per process outside any scope.
+  private static let reportedInProcess = Locked<Set<String>>([])
 
   /// The process-wide handler, used when no task-local handler is installed. Thread-safe.
   public static var handler: Handler {
@@ -123,7 +150,8 @@ public enum SettingsDiagnostics {
   }
 
   /// Sends diagnostics reported by `operation` (on the current task) to `handler` instead of the
-  /// process-wide one.
+  /// process-wide one, each problem that is reported once per process reported once in this
+  /// scope (see "Reported once").
   ///
   /// - Parameters:
   ///   - handler: The handler to use while `operation` runs.
@@ -134,11 +162,14 @@ public enum SettingsDiagnostics {
     _ handler: @escaping Handler,
     operation: () throws -> Result
   ) rethrows -> Result {
-    try $taskHandler.withValue(handler, operation: operation)
+    try $scope.withValue(Scope(handler), operation: operation)
   }
 
   /// Sends diagnostics reported by `operation` (on the current task and the child tasks it
-  /// creates) to `handler` instead of the process-wide one.
+  /// creates) to `handler` instead of the process-wide one, each problem that is reported once
+  /// per process reported once in this scope (see "Reported once"). Work the scope hands to a
+  /// Dispatch queue or a detached task (a file watch, a debounced save) reports to the
+  /// process-wide handler.
   ///
   /// - Parameters:
   ///   - handler: The handler to use while `operation` runs.
@@ -149,11 +180,31 @@ public enum SettingsDiagnostics {
     _ handler: @escaping Handler,
     operation: () async throws -> Result
   ) async rethrows -> Result {
-    try await $taskHandler.withValue(handler, operation: operation)
+    try await $scope.withValue(Scope(handler), operation: operation)
   }
 
   /// Delivers a diagnostic to the task-local handler if one is installed, else the global one.
   static func report(_ diagnostic: SettingsDiagnostic) {
-    (taskHandler ?? handler)(diagnostic)
+    (scope?.handler ?? handler)(diagnostic)
+  }
+
+  /// Delivers a diagnostic unless the problem `id` names was reported already: in this task's
+  /// scope if it has one, else in the process.
+  static func report(_ diagnostic: SettingsDiagnostic, once id: String) {
+    if let scope {
+      if scope.firstReport(of: id) { scope.handler(diagnostic) }
+    } else if reportedInProcess.withLock({ $0.insert(id).inserted }) {
+      handler(diagnostic)
+    }
+  }
+
+  /// Whether this task reports to a scope's handler (`withHandler(_:operation:)`), whose
+  /// de-duplication is its own: a check that runs once per process runs again in such a scope.
+  static var isScoped: Bool { scope != nil }
+
+  /// Whether this task has a scope in which the problem `id` names is reported for the first
+  /// time (it then counts as reported there); `false` outside any scope, without building `id`.
+  static func isFirstReportInScope(_ id: @autoclosure () -> String) -> Bool {
+    scope?.firstReport(of: id()) ?? false
   }
 }

@@ -144,8 +144,9 @@ extension SettingsContainer {
     }
     var written: [String] = []
     for (backend, batch) in batches {
-      try backend.setValues(batch)
-      if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: batch.keys) }
+      try ObservationCenter.writing(batch.keys, to: backend) { () throws(SettingsError) in
+        try backend.setValues(batch)
+      }
       // Through a view too: its base is the store that saves.
       if let store = ((backend as? ScopedBackend)?.base ?? backend) as? LayeredPlistStore {
         try store.save()

@@ -62,11 +62,11 @@ enum SettingsBackends {
     for key in Set(before.keys).union(values.keys) where before[key] != values[key] {
       if let value = values[key] { written[key] = value } else { removed.append(key) }
     }
-    if !written.isEmpty { try backend.setValues(written) }
-    for key in removed.sorted() { backend.removeValue(forKey: key) }
     // A backend written outside the library doesn't tell its observers; the library does.
-    if !(backend is any PublishesOwnChanges) {
-      backend.reportChanges(forKeys: Array(written.keys) + removed)
+    try ObservationCenter.writing(Array(written.keys) + removed, to: backend) {
+      () throws(SettingsError) in
+      if !written.isEmpty { try backend.setValues(written) }
+      for key in removed.sorted() { backend.removeValue(forKey: key) }
     }
     return result
   }

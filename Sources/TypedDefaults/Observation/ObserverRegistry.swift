@@ -121,21 +121,41 @@ final class Observer: @unchecked Sendable {
 /// The observers of one backend, by key, and the way changes reach them.
 ///
 /// The library's backends keep theirs in a stored property; any other backend gets one from a side
-/// table (``ObservationCenter``). Publishing a key reads its current value from the backend and
-/// queues it for each observer of the key, all under this registry's lock, so that for any two
-/// publications of a key, the later one queues a value read later: an observer never receives a
-/// value older than one it already has.
+/// table (``ObservationCenter``).
 ///
-/// Lock order: this registry's lock, then the backend's own lock (reading a value, flagging a
-/// key as observed), then an observer's lock. Backends never publish while holding their lock,
-/// and observers are called with no lock held.
+/// Every change reaches observers as it was *recorded*: the key and the value the change left,
+/// taken at the moment the change took effect and in the order changes took effect. A backend
+/// that records its own changes (``RecordsOwnChanges``) records them under its own lock, in the
+/// same critical section as the change; for any other backend (``UserDefaultsBackend``, one
+/// written outside the library) the registry's ordering lock is held around the change and the
+/// read of the value it left (``recordingWrite(_:of:_:)``). Recorded changes wait in one queue,
+/// which is handed to observers whole, under the registry's lock, by whichever thread delivers
+/// next (``deliverRecorded()``): so every observer receives every recorded change of its keys, in
+/// the recorded order, and the value of a change is never older than one it already has. (The
+/// value is never read back at delivery: two racing writes would both deliver the later value.)
+///
+/// Lock order: the ordering lock, then this registry's lock, then the backend's own lock (flagging
+/// a key as observed, reading a baseline), then the queue's lock and an observer's lock. A backend
+/// records holding its own lock (backend, then queue) and delivers holding none; observers are
+/// called with no lock of the registry or the backend held.
 final class ObserverRegistry: Sendable {
   private struct State {
     var byKey: [String: [ObjectIdentifier: Observer]] = [:]
     var allKeys: [ObjectIdentifier: Observer] = [:]
   }
 
+  /// The changes recorded and not yet handed to observers, oldest first, and how many observers
+  /// are registered (what ``recordingWrite(_:of:_:)`` looks at without the registry's lock).
+  private struct Recorded {
+    var changes: [SettingsChange] = []
+    var observerCount = 0
+  }
+
   private let state = Locked(State())
+  private let recorded = Locked(Recorded())
+  /// Held around a change and the read of the value it left, for a backend that doesn't record
+  /// its own changes, and around reading an observer's baseline from such a backend.
+  private let ordering = ReentrantLock()
 
   init() {}
 
@@ -156,86 +176,231 @@ final class ObserverRegistry: Sendable {
     state.withLock { !$0.allKeys.isEmpty }
   }
 
+  // MARK: - Registering
+
   /// Registers an observer of its keys (or of every key) of `backend`.
   ///
-  /// Under the registry's lock, the keys are first flagged as observed (so every write that
-  /// completes afterwards publishes), then their current values are read as the observer's
-  /// baseline: a write racing the registration is either in the baseline or published.
+  /// Under the registry's lock, the keys are first flagged as observed (so that every change
+  /// taking effect afterwards is recorded), then, in one step no change can come between, the
+  /// observer's baseline is read and the changes recorded so far are taken: those go to the
+  /// observers registered before, and the new observer is told only of changes recorded after
+  /// its baseline. A change racing the registration is thus either in the baseline or delivered.
   ///
   /// - Parameter initial: Queue each observed key's current value for delivery first.
   func register(_ observer: Observer, on backend: any SettingsBackend, initial: Bool) {
-    let flagging = backend as? any ObservationFlagging
-    let claimed = state.withLock { state -> Bool in
-      let id = ObjectIdentifier(observer)
-      guard let keys = observer.keys else {
-        if state.allKeys.isEmpty { flagging?.setObservesAllKeys(true) }
-        state.allKeys[id] = observer
-        observer.setBaseline(backend.dictionaryRepresentation().mapValues { .some($0) })
-        return false
-      }
-      for key in keys {
-        if state.byKey[key] == nil { flagging?.setObserved(true, forKey: key) }
-        state.byKey[key, default: [:]][id] = observer
-      }
-      var baseline: [String: PropertyListValue?] = [:]
-      for key in keys { baseline[key] = .some(backend.value(forKey: key)) }
-      observer.setBaseline(baseline)
-      guard initial else { return false }
-      var claimed = false
-      for key in keys.sorted() {
-        let change = SettingsChange(key: key, newValue: baseline[key] ?? nil)
-        claimed = observer.enqueue(change, forced: true) || claimed
-      }
-      return claimed
-    }
-    if claimed { observer.drain() }
-  }
-
-  /// Removes an observer; a key no longer observed by anyone stops publishing.
-  func unregister(_ observer: Observer, from backend: (any SettingsBackend)?) {
-    let flagging = backend as? any ObservationFlagging
-    state.withLock { state in
-      let id = ObjectIdentifier(observer)
-      guard let keys = observer.keys else {
-        if state.allKeys.removeValue(forKey: id) != nil, state.allKeys.isEmpty {
-          flagging?.setObservesAllKeys(false)
-        }
-        return
-      }
-      for key in keys where state.byKey[key]?.removeValue(forKey: id) != nil {
-        if state.byKey[key]?.isEmpty == true {
-          state.byKey[key] = nil
-          flagging?.setObserved(false, forKey: key)
-        }
-      }
-    }
-  }
-
-  /// Publishes the current value of each key to its observers, then delivers what this thread
-  /// claimed to deliver, before returning.
-  func publish<Keys: Sequence<String>>(_ keys: Keys, of backend: any SettingsBackend) {
+    let recorder = backend as? any RecordsOwnChanges
+    if recorder == nil { _ = ordering.lock() }
     let claimed = state.withLock { state -> [Observer] in
-      guard !state.byKey.isEmpty || !state.allKeys.isEmpty else { return [] }
-      var claimed: [Observer] = []
-      for key in keys {
-        let observers = state.byKey[key]
-        guard observers != nil || !state.allKeys.isEmpty else { continue }
-        let change = SettingsChange(key: key, newValue: backend.value(forKey: key))
-        for observer in observers?.values ?? [:].values where observer.enqueue(change) {
-          claimed.append(observer)
+      let id = ObjectIdentifier(observer)
+      if let keys = observer.keys {
+        for key in keys where state.byKey[key] == nil { recorder?.setObserved(true, forKey: key) }
+      } else if state.allKeys.isEmpty {
+        recorder?.setObservesAllKeys(true)
+      }
+      if observer.keys?.isEmpty != true { recorded.withLock { $0.observerCount += 1 } }
+      var earlier: [SettingsChange] = []
+      let baseline: [String: PropertyListValue?]
+      if let recorder {
+        baseline = recorder.observationBaseline(of: observer.keys) { earlier = takeRecorded() }
+      } else if let keys = observer.keys {
+        baseline = Dictionary(uniqueKeysWithValues: keys.map { ($0, backend.value(forKey: $0)) })
+        earlier = takeRecorded()
+      } else {
+        baseline = backend.dictionaryRepresentation().mapValues { .some($0) }
+        earlier = takeRecorded()
+      }
+      var claimed = Self.enqueue(earlier, in: state)
+      if let keys = observer.keys {
+        for key in keys { state.byKey[key, default: [:]][id] = observer }
+      } else {
+        state.allKeys[id] = observer
+      }
+      observer.setBaseline(baseline)
+      if initial, let keys = observer.keys {
+        var claims = false
+        for key in keys.sorted() {
+          let change = SettingsChange(key: key, newValue: baseline[key] ?? nil)
+          claims = observer.enqueue(change, forced: true) || claims
         }
-        for observer in state.allKeys.values where observer.enqueue(change) {
-          claimed.append(observer)
-        }
+        if claims { claimed.append(observer) }
       }
       return claimed
     }
+    if recorder == nil { ordering.unlock() }
     for observer in claimed { observer.drain() }
   }
 
-  /// Publishes one key.
-  func publish(_ key: String, of backend: any SettingsBackend) {
-    publish(CollectionOfOne(key), of: backend)
+  /// Removes an observer; a key no longer observed by anyone stops being recorded.
+  func unregister(_ observer: Observer, from backend: (any SettingsBackend)?) {
+    let recorder = backend as? any RecordsOwnChanges
+    state.withLock { state in
+      let id = ObjectIdentifier(observer)
+      guard let keys = observer.keys else {
+        if state.allKeys.removeValue(forKey: id) != nil {
+          recorded.withLock { $0.observerCount -= 1 }
+          if state.allKeys.isEmpty { recorder?.setObservesAllKeys(false) }
+        }
+        return
+      }
+      var removed = false
+      for key in keys where state.byKey[key]?.removeValue(forKey: id) != nil {
+        removed = true
+        if state.byKey[key]?.isEmpty == true {
+          state.byKey[key] = nil
+          recorder?.setObserved(false, forKey: key)
+        }
+      }
+      if removed { recorded.withLock { $0.observerCount -= 1 } }
+    }
+  }
+
+  // MARK: - Recording and delivering
+
+  /// Records changes that have just taken effect, in the order they took effect, for
+  /// ``deliverRecorded()``.
+  ///
+  /// A backend that records its own changes calls it holding the lock the changes took effect
+  /// under, so that the recorded order is the order of the changes.
+  func record(_ changes: some Sequence<SettingsChange>) {
+    recorded.withLock { $0.changes.append(contentsOf: changes) }
+  }
+
+  /// Records one change (see ``record(_:)``).
+  func record(_ change: SettingsChange) {
+    recorded.withLock { $0.changes.append(change) }
+  }
+
+  /// Hands every recorded change to the observers of its key, in the recorded order, then
+  /// delivers what this thread claimed to deliver, before returning. Call it holding no lock
+  /// (an observer may read, write or save the backend).
+  func deliverRecorded() {
+    let claimed = state.withLock { state in Self.enqueue(takeRecorded(), in: state) }
+    for observer in claimed { observer.drain() }
+  }
+
+  /// Runs `write`, a change of `keys` of a backend that doesn't record its own changes, then
+  /// records the value each key has after it, and delivers.
+  ///
+  /// While someone observes the backend, the ordering lock is held around the write and the
+  /// reads, so that changes are recorded in the order they took effect and each with the value
+  /// it left. While no one does, the write runs without it; an observer registering meanwhile
+  /// reads its baseline once registered, and the keys are reported to it in case the write ended
+  /// after that.
+  ///
+  /// - Parameters:
+  ///   - keys: The keys `write` changes, as the backend stores them.
+  ///   - backend: The backend written.
+  ///   - write: The write. If it throws, nothing is recorded (a failed write changes nothing).
+  /// - Throws: What `write` throws.
+  func recordingWrite<Failure: Error>(
+    _ keys: some Collection<String>, of backend: any SettingsBackend,
+    _ write: () throws(Failure) -> Void
+  ) throws(Failure) {
+    guard isObserved else {
+      try write()
+      if isObserved { report(keys, of: backend) }
+      return
+    }
+    let outermost = ordering.lock()
+    do {
+      try write()
+    } catch {
+      ordering.unlock()
+      throw error
+    }
+    record(keys.map { SettingsChange(key: $0, newValue: backend.value(forKey: $0)) })
+    ordering.unlock()
+    // A write inside another's (a handler called by the outer write) leaves the delivery to the
+    // outer one, which holds the ordering lock: observers are called with no lock held.
+    if outermost { deliverRecorded() }
+  }
+
+  /// Records the value each of `keys` has now, as a read returns it, and delivers: what
+  /// ``SettingsBackend/reportChanges(forKeys:)`` does. Observers whose last value is the same
+  /// get nothing, and keys no one observes cost a dictionary lookup each.
+  func report(_ keys: some Sequence<String>, of backend: any SettingsBackend) {
+    // An observer registering after this read its baseline after the change being reported.
+    let observed = state.withLock { state -> [String] in
+      guard !state.byKey.isEmpty || !state.allKeys.isEmpty else { return [] }
+      return keys.filter { !state.allKeys.isEmpty || state.byKey[$0] != nil }
+    }
+    guard !observed.isEmpty else { return }
+    if let recorder = backend as? any RecordsOwnChanges {
+      recorder.recordCurrentValues(of: observed)
+      deliverRecorded()
+      return
+    }
+    let outermost = ordering.lock()
+    record(observed.map { SettingsChange(key: $0, newValue: backend.value(forKey: $0)) })
+    ordering.unlock()
+    if outermost { deliverRecorded() }
+  }
+
+  private var isObserved: Bool {
+    recorded.withLock { $0.observerCount > 0 }
+  }
+
+  /// The changes recorded so far, taken out of the queue.
+  private func takeRecorded() -> [SettingsChange] {
+    recorded.withLock { recorded in
+      var taken: [SettingsChange] = []
+      swap(&taken, &recorded.changes)
+      return taken
+    }
+  }
+
+  /// Queues each change for the observers of its key; returns the observers this thread must
+  /// drain (those that were idle).
+  private static func enqueue(_ changes: [SettingsChange], in state: State) -> [Observer] {
+    guard !changes.isEmpty, !state.byKey.isEmpty || !state.allKeys.isEmpty else { return [] }
+    var claimed: [Observer] = []
+    for change in changes {
+      for observer in state.byKey[change.key]?.values ?? [:].values
+      where observer.enqueue(change) {
+        claimed.append(observer)
+      }
+      for observer in state.allKeys.values where observer.enqueue(change) {
+        claimed.append(observer)
+      }
+    }
+    return claimed
+  }
+}
+
+/// A lock that the thread holding it may take again, and that tells each acquisition whether it
+/// is the thread's outermost one: the registry's ordering lock, which a write holds while it may
+/// call code (a diagnostics handler, a backend's own `setValue`) that writes or reports again.
+// @unchecked Sendable: `owner` and `depth` are read and written only while `condition` is locked.
+final class ReentrantLock: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var owner: pthread_t?
+  private var depth = 0
+
+  /// Waits until no other thread holds the lock, takes it, and returns whether this thread
+  /// didn't hold it already.
+  func lock() -> Bool {
+    let thread = pthread_self()
+    condition.lock()
+    defer { condition.unlock() }
+    if let owner, pthread_equal(owner, thread) != 0 {
+      depth += 1
+      return false
+    }
+    while owner != nil { condition.wait() }
+    owner = thread
+    depth = 1
+    return true
+  }
+
+  /// Releases one acquisition.
+  func unlock() {
+    condition.lock()
+    defer { condition.unlock() }
+    depth -= 1
+    if depth == 0 {
+      owner = nil
+      condition.signal()
+    }
   }
 }
 
@@ -250,13 +415,22 @@ protocol OwnsObserverRegistry: PublishesOwnChanges {
   var observers: ObserverRegistry { get }
 }
 
-/// A backend that can tell, under its own lock and at no cost, whether a write must publish: it
-/// keeps flags the registry sets.
-protocol ObservationFlagging: AnyObject {
+/// A library backend that records its own observed changes under its own lock (see
+/// ``ObserverRegistry``), and can tell under that lock, at no cost, whether a change must be
+/// recorded: it keeps flags the registry sets.
+protocol RecordsOwnChanges: OwnsObserverRegistry, AnyObject {
   /// Marks a key observed by at least one observer, or by none.
   func setObserved(_ observed: Bool, forKey key: String)
   /// Marks the backend observed by at least one observer of every key, or by none.
   func setObservesAllKeys(_ observed: Bool)
+  /// Under the lock changes are recorded under: calls `whileLocked`, then returns the value of
+  /// each of `keys` (of every key holding one, when `nil`).
+  func observationBaseline(
+    of keys: Set<String>?, _ whileLocked: () -> Void
+  ) -> [String: PropertyListValue?]
+  /// Under the lock changes are recorded under: records the value each key has now
+  /// (``ObserverRegistry/record(_:)``).
+  func recordCurrentValues(of keys: [String])
 }
 
 /// Finds any backend's observer registry: the library's own backends keep it in a property; any
@@ -307,8 +481,32 @@ enum ObservationCenter {
     }
   }
 
-  /// Publishes changes of `keys` of `backend`.
-  static func publish<Keys: Sequence<String>>(_ keys: Keys, of backend: any SettingsBackend) {
-    existingRegistry(for: backend)?.publish(keys, of: backend)
+  /// Reports changes of `keys` of `backend` (``ObserverRegistry/report(_:of:)``).
+  static func report<Keys: Sequence<String>>(_ keys: Keys, of backend: any SettingsBackend) {
+    existingRegistry(for: backend)?.report(keys, of: backend)
+  }
+
+  /// Runs `write`, a change of `keys` made through the library, and tells `backend`'s observers
+  /// of it: itself, for a backend that publishes its own changes; through
+  /// ``ObserverRegistry/recordingWrite(_:of:_:)`` for any other, so that racing writes each
+  /// deliver the value they left, in the order they took effect.
+  ///
+  /// - Parameters:
+  ///   - keys: The keys `write` changes, as `backend` stores them.
+  ///   - backend: The backend written. A ``ScopedBackend`` view reports its writes to its base
+  ///     itself, so `write` just runs.
+  ///   - write: The write.
+  /// - Throws: What `write` throws; nothing is reported then.
+  static func writing<Failure: Error>(
+    _ keys: some Collection<String>, to backend: any SettingsBackend,
+    _ write: () throws(Failure) -> Void
+  ) throws(Failure) {
+    if backend is any PublishesOwnChanges || backend is ScopedBackend { return try write() }
+    if let registry = existingRegistry(for: backend) {
+      return try registry.recordingWrite(keys, of: backend, write)
+    }
+    try write()
+    // Observed meanwhile: the new observer's baseline may predate the write.
+    existingRegistry(for: backend)?.report(keys, of: backend)
   }
 }

@@ -2,8 +2,8 @@ extension Setting {
   /// The setting's value after each change of its key, as an asynchronous sequence of typed
   /// values: `for await volume in settings.$volume.changes() { … }`.
   ///
-  /// Each element is what reading the setting returns at that moment: the stored value as
-  /// `Value`, or ``defaultValue`` when the key is removed or holds a value of another type (reported
+  /// Each element is what reading the setting returned right after the change: the value it
+  /// left as `Value`, or ``defaultValue`` when the key is removed or holds a value of another type (reported
   /// once as a ``SettingsDiagnostic``, as any read does). A change of the key from any writer
   /// counts: this setting, another model on the same backend, the backend itself, or a reported
   /// outside change (``SettingsBackend/reportChanges(forKeys:)``).
@@ -24,9 +24,10 @@ extension Setting {
 
   /// Calls `handler` with the setting's value after each change of its key.
   ///
-  /// The value is what reading the setting returns then (the default for a removed or
-  /// wrong-typed value). `handler` runs on the thread that made the change, outside every lock,
-  /// so it may read and write settings; calls never overlap and follow the order of the writes.
+  /// The value is what reading the setting returned right after the change (the default for a
+  /// removed or wrong-typed value): one call per write that changes it, even when writers race.
+  /// `handler` runs on the thread that made the change, outside every lock, so it may read and
+  /// write settings; calls never overlap and follow the order the writes took effect.
   /// See ``SettingsBackend/observe(key:initial:_:)`` for every rule. The counterpart of
   /// Defaults' `Defaults.observe(_:)`. Thread-safe: register and cancel from any thread.
   ///

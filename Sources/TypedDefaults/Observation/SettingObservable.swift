@@ -65,6 +65,10 @@
     /// (`ModelBindingTests.trackingStartsInsideTheReadOfTheSetting` pins that). A weak
     /// reference would be safe without it but cost every model 2.5 µs of its 15 to create.
     private unowned(unsafe) var binding: BackendBinding?
+    /// For an interest standing for the setting read through a test's backend (see
+    /// ``OverrideTracking``): that backend, held weakly, as the setting's model may outlive the
+    /// test. `nil` for the setting's own.
+    private weak var overridingBackend: (any SettingsBackend)?
     private var key = ""
     private var observable: SettingObservable?
 
@@ -83,17 +87,37 @@
       self.key = key
     }
 
+    /// Records what to observe for a setting read through a test's backend: the setting's key
+    /// in that backend (the key the read uses). Called before the interest can be shared, as
+    /// ``prepare(binding:key:)`` is.
+    func prepare(overriding backend: any SettingsBackend, key: String) {
+      self.binding = nil
+      self.overridingBackend = backend
+      self.key = key
+    }
+
     func trackingStarted() {
       lock.lock()
-      guard !started, let binding, observable != nil else {
+      guard !started, observable != nil, binding != nil || overridingBackend != nil else {
         lock.unlock()
         return
       }
       started = true
       let key = key
+      let binding = binding
+      let overridingBackend = overridingBackend
       lock.unlock()
-      binding.noteTrackingStarted()
-      let token = binding.target.observe(key: key) { [self] _ in forwardChange() }
+      let token: ObservationToken
+      if let binding {
+        binding.noteTrackingStarted()
+        token = binding.target.observe(key: key) { [self] _ in forwardChange() }
+      } else if let overridingBackend {
+        token = overridingBackend.observe(
+          registering: [overridingBackend.observationKey(key)], initial: false, retaining: false
+        ) { [self] _ in forwardChange() }
+      } else {
+        return
+      }
       lock.lock()
       if observable == nil {
         // Invalidated meanwhile.
@@ -120,6 +144,7 @@
       defer { lock.unlock() }
       guard !started, token == nil else { return false }
       binding = nil
+      overridingBackend = nil
       key = ""
       return true
     }
@@ -131,8 +156,69 @@
       self.token = nil
       observable = nil
       binding = nil
+      overridingBackend = nil
       lock.unlock()
       token?.cancel()
+    }
+
+    /// Whether the interest stands for a setting read through `backend`, which is still alive.
+    func isOverriding(_ backend: any SettingsBackend) -> Bool {
+      lock.lock()
+      defer { lock.unlock() }
+      return overridingBackend === backend
+    }
+
+    /// Whether the interest stands for a setting read through a test's backend that is gone.
+    var overridesAGoneBackend: Bool {
+      lock.lock()
+      defer { lock.unlock() }
+      return overridingBackend == nil
+    }
+  }
+
+  /// A setting's parts in Swift's Observation for the tests' backends it was read through
+  /// (``BackendOverride``): one ``SettingObservable`` per backend, observing the setting's key
+  /// there, so that tracking a read inside a test's scope is told of that backend's changes,
+  /// and not of another test's.
+  ///
+  /// Kept by the setting (in its slow-path state) for as long as it lives, which for an app's
+  /// `static let shared` model is the whole test run: each entry holds its backend weakly, and
+  /// the entries of backends that are gone are dropped as new ones come.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+  final class OverrideTracking: Sendable {
+    private let observables = Locked<[ObjectIdentifier: SettingObservable]>([:])
+
+    /// Records a read of the setting's `key` through `backend` for Observation.
+    func accessed(through backend: any SettingsBackend, key: String) {
+      let id = ObjectIdentifier(backend)
+      let existing = observables.withLock { $0[id] }
+      if let existing, existing.interest.isOverriding(backend) {
+        existing.access()
+        return
+      }
+      let created = unsafeDowncast(
+        SettingObservablePool.take(count: 1)[0], to: SettingObservable.self)
+      created.interest.prepare(overriding: backend, key: key)
+      var released: [SettingObservable] = []
+      let observable = observables.withLock { observables -> SettingObservable in
+        if let current = observables[id], current.interest.isOverriding(backend) {
+          released.append(created)
+          return current
+        }
+        for (other, observable) in observables where observable.interest.overridesAGoneBackend {
+          released.append(observable)
+          observables[other] = nil
+        }
+        observables[id] = created
+        return created
+      }
+      if !released.isEmpty { SettingObservablePool.giveBack(released, someTracked: true) }
+      observable.access()
+    }
+
+    deinit {
+      let all = observables.withLock { Array($0.values) }
+      if !all.isEmpty { SettingObservablePool.giveBack(all, someTracked: true) }
     }
   }
 
@@ -275,6 +361,29 @@ func giveBackSettingObservables(_ observables: [AnyObject], someTracked: Bool) {
       !observables.isEmpty
     {
       SettingObservablePool.giveBack(observables, someTracked: someTracked)
+    }
+  #endif
+}
+
+/// A new setting's record of the tests' backends it is read through, for Observation
+/// (``OverrideTracking``), or `nil` where the platform has no Observation.
+func makeOverrideTracking() -> AnyObject? {
+  #if canImport(Observation)
+    if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
+      return OverrideTracking()
+    }
+  #endif
+  return nil
+}
+
+/// Records a read of a setting's `key` through a test's backend for Observation (a no-op
+/// outside tracking).
+///
+/// - Parameter tracking: The setting's ``OverrideTracking`` (`makeOverrideTracking()`).
+func settingAccessed(through backend: any SettingsBackend, key: String, tracking: AnyObject) {
+  #if canImport(Observation)
+    if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {
+      unsafeDowncast(tracking, to: OverrideTracking.self).accessed(through: backend, key: key)
     }
   #endif
 }

@@ -15,9 +15,11 @@ extension SettingsBackend {
   /// way tells its observers with ``reportChanges(forKeys:)``. See <doc:ObservingChanges> for
   /// every rule; in short:
   ///
-  /// - One change, one call; writing the value the key already holds calls nothing.
-  /// - Calls for one observation never overlap and follow the order of the writes; the value is
-  ///   the one a read returns at the time, and never older than one already delivered.
+  /// - One change, one call: each write that changes the key's effective value calls `handler`
+  ///   once, with the value that write left, even when writers race; writing the value the key
+  ///   already holds calls nothing.
+  /// - Calls for one observation never overlap and follow the order the writes took effect, so a
+  ///   value is never older than one already delivered.
   /// - `handler` runs on the thread that made the change (usually within the write call, before
   ///   it returns), outside every lock of the backend: it may read and write the backend. It is
   ///   `@Sendable` and may run on any thread; hop to the main actor yourself if you need it.
@@ -127,12 +129,17 @@ extension SettingsBackend {
   ///
   /// Reads each key's current value with ``value(forKey:)`` and delivers it to the key's
   /// observers whose last value differs, so reporting a key that didn't change delivers nothing
-  /// and reporting too many keys is safe. Call it after the new values are readable and with no
-  /// lock of the backend held: observers run on the calling thread before this returns. Keys no
-  /// one observes cost a dictionary lookup each.
+  /// and reporting too many keys is safe. The read is ordered with the library's own writes of
+  /// the backend, so an observer still never gets a value older than one it has; but several
+  /// outside changes made before one report arrive as one event, with the value read. Call it
+  /// after the new values are readable and with no lock of the backend held: observers run on the
+  /// calling thread before this returns. Keys no one observes cost a dictionary lookup each.
   ///
   /// ``LayeredPlistStore/reload()`` and the library's writes call it for you. Writes through a
-  /// ``Setting`` report themselves on every backend.
+  /// ``Setting`` (or a ``ScopedBackend`` view, an import, a migration) report themselves on every
+  /// backend, each with the value it left: on a backend you write, the library holds a lock of
+  /// the backend's observers around such a write and the read of its value, so racing writes each
+  /// deliver their own event.
   ///
   /// Thread-safe. ``value(forKey:)`` must not itself call this method.
   ///
@@ -141,7 +148,7 @@ extension SettingsBackend {
     if let view = self as? ScopedBackend {
       return view.base.reportChanges(forKeys: keys.map(view.baseKey(forKey:)))
     }
-    ObservationCenter.publish(keys, of: self)
+    ObservationCenter.report(keys, of: self)
   }
 
   // MARK: - Internals
@@ -152,17 +159,25 @@ extension SettingsBackend {
   }
 
   /// Registers an observer of `keys` (`nil`: all keys).
+  ///
+  /// - Parameter retaining: Whether the token keeps the backend alive (it does, but for Swift
+  ///   Observation's tracking of a setting read through a test's backend).
   func observe(
     registering keys: Set<String>?,
     initial: Bool,
+    retaining: Bool = true,
     _ handler: @escaping @Sendable (SettingsChange) -> Void
   ) -> ObservationToken {
     if let view = self as? ScopedBackend {
-      return view.observeThroughBase(registering: keys, initial: initial, handler)
+      return view.observeThroughBase(
+        registering: keys, initial: initial, retaining: retaining, handler)
     }
     let registry = ObservationCenter.registry(for: self)
     let observer = Observer(keys: keys, deliver: handler)
-    let token = ObservationToken(observer: observer, registry: registry, backend: self)
+    let token =
+      retaining
+      ? ObservationToken(observer: observer, registry: registry, backend: self)
+      : ObservationToken(observer: observer, registry: registry, unretained: self)
     registry.register(observer, on: self, initial: initial)
     return token
   }

@@ -1,21 +1,23 @@
-/// A change of one key's effective value in a backend: the key, and the value a read returns now.
+/// A change of one key's effective value in a backend: the key, and the value the change left.
 ///
 /// Delivered by the observation APIs of ``SettingsBackend`` (``SettingsBackend/observe(key:initial:_:)``,
-/// ``SettingsBackend/changes(forKey:initial:)`` and their variants). The value is the one seen
-/// when the change was published, which on a ``LayeredPlistStore`` can come from a lower layer
-/// (after a removal) or be `nil` when no layer holds the key any more.
+/// ``SettingsBackend/changes(forKey:initial:)`` and their variants). The value is the key's
+/// effective value right after the change took effect (what a read returned at that moment),
+/// which on a ``LayeredPlistStore`` can come from a lower layer (after a removal) or be `nil`
+/// when no layer holds the key any more. A later write may already have replaced it when the
+/// change is delivered; its own change follows.
 public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
   /// The key whose value changed, as the backend stores it (normalized, on a store that
   /// normalizes keys).
   public let key: String
-  /// The key's value now, or `nil` when the backend no longer has one.
+  /// The key's value after the change, or `nil` when the change left it none.
   public let newValue: PropertyListValue?
 
   /// Creates a change, for tests and custom observation.
   ///
   /// - Parameters:
   ///   - key: The key whose value changed.
-  ///   - newValue: The key's value now, or `nil` when it has none.
+  ///   - newValue: The key's value after the change, or `nil` when it has none.
   public init(key: String, newValue: PropertyListValue?) {
     self.key = key
     self.newValue = newValue
@@ -40,12 +42,24 @@ public final class ObservationToken: Sendable {
   private let registry: ObserverRegistry
   /// Held strongly: a weak reference would give the backend a side table, and every retain and
   /// release of it (on every read) the slow path.
-  private let backend: any SettingsBackend
+  private let backend: (any SettingsBackend)?
+  /// The backend, held weakly, for an observation that must not keep it alive (``unretained``).
+  private let unretainedBackend: UnretainedBackend?
 
   init(observer: Observer, registry: ObserverRegistry, backend: any SettingsBackend) {
     self.observer = observer
     self.registry = registry
     self.backend = backend
+    self.unretainedBackend = nil
+  }
+
+  /// A token that doesn't keep `backend` alive: Swift Observation's tracking of a setting read
+  /// through a test's backend, which the setting's model may outlive.
+  init(observer: Observer, registry: ObserverRegistry, unretained backend: any SettingsBackend) {
+    self.observer = observer
+    self.registry = registry
+    self.backend = nil
+    self.unretainedBackend = UnretainedBackend(backend)
   }
 
   deinit {
@@ -61,6 +75,14 @@ public final class ObservationToken: Sendable {
   /// nothing.
   public func cancel() {
     observer.cancel()
-    registry.unregister(observer, from: backend)
+    registry.unregister(observer, from: backend ?? unretainedBackend?.backend)
   }
+}
+
+/// A weak reference to a backend.
+// @unchecked Sendable: `backend` is set once, in `init`, and weak references are thread-safe.
+final class UnretainedBackend: @unchecked Sendable {
+  weak var backend: (any SettingsBackend)?
+
+  init(_ backend: any SettingsBackend) { self.backend = backend }
 }

@@ -92,8 +92,12 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
   @inlinable
   final func read() -> Value {
-    // A test's override bypasses the cells, which belong to the setting's own backend.
-    if let override = overridingBackend { return read(from: override) }
+    // A test's override bypasses the cells, which belong to the setting's own backend; tracking
+    // follows it.
+    if let override = overridingBackend {
+      accessed(through: override)
+      return read(from: override)
+    }
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
     if !storesContainers, let cellBackend, let readCell {
@@ -182,31 +186,27 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
         try write(stored, to: override)
       } else if let cellBackend, let cell {
         try cellBackend.setValue(stored, in: cell, forKey: targetKey)
+      } else if reportsWrites {
+        try write(stored, to: boundTarget)
       } else {
         try boundTarget.setValue(stored, forKey: targetKey)
-        if reportsWrites { reportWrite() }
       }
     } catch {
       throw writeError(error)
     }
   }
 
-  /// Stores a value in a test's backend by key (no cell: cells belong to the setting's own
-  /// backend), reporting it to the observers of a backend that doesn't publish its own changes.
+  /// Stores a value by key (no cell: a test's backend, or one without cells), reporting it to
+  /// the observers of a backend that doesn't publish its own changes, in the order racing writes
+  /// take effect (``ObservationCenter/writing(_:to:_:)``).
   @usableFromInline
   final func write(
     _ stored: PropertyListValue?, to backend: any SettingsBackend
   ) throws(SettingsError) {
-    try backend.setValue(stored, forKey: targetKey)
-    if !(backend is any PublishesOwnChanges) {
-      backend.reportChanges(forKeys: CollectionOfOne(targetKey))
+    try ObservationCenter.writing(CollectionOfOne(targetKey), to: backend) {
+      () throws(SettingsError) in
+      try backend.setValue(stored, forKey: targetKey)
     }
-  }
-
-  /// Tells the observers of a backend that doesn't publish its own changes about a write.
-  @usableFromInline
-  final func reportWrite() {
-    boundTarget.reportChanges(forKeys: CollectionOfOne(targetKey))
   }
 
   /// What the setting reads for a stored value: the value as `Value`, or the default when there
@@ -229,15 +229,10 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   /// Removes the stored value.
   final func reset() {
-    if let override = overridingBackend {
-      override.removeValue(forKey: targetKey)
-      if !(override is any PublishesOwnChanges) {
-        override.reportChanges(forKeys: CollectionOfOne(targetKey))
-      }
-      return
+    let backend = overridingBackend ?? boundTarget
+    ObservationCenter.writing(CollectionOfOne(targetKey), to: backend) {
+      backend.removeValue(forKey: targetKey)
     }
-    boundTarget.removeValue(forKey: targetKey)
-    if reportsWrites { reportWrite() }
   }
 
   // MARK: - Slow paths
@@ -271,7 +266,11 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       defer { state.lastReportedMismatch = stored }
       return state.lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
     }
-    guard isNew else { return }
+    // A diagnostics scope (a test capturing them) sees it once, even if reported before it.
+    // (The value's hash, not its text: it may be a secret's, and large.)
+    let firstInScope = SettingsDiagnostics.isFirstReportInScope(
+      "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self))) \(stored.hashValue)")
+    guard isNew || firstInScope else { return }
     let backend = boundBackend
     // A secret's stored value, reason (which may quote it) and default are left out.
     let why = isSecret ? nil : Value.readFailureReason(for: stored).map { " (\($0))" }

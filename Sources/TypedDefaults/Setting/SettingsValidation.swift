@@ -12,7 +12,9 @@ import Foundation
 ///   ``SettingsDiagnostic/Kind/keyCollision`` diagnostic naming both types and properties.
 ///
 /// Each model type is checked once per backend (the first instance), and each problem is
-/// reported once per process, so creating many instances costs one set lookup each.
+/// reported once per process, so creating many instances costs one set lookup each; inside a
+/// diagnostics scope (`SettingsDiagnostics.withHandler(_:operation:)`, a test capturing
+/// them) the check runs for every instance, and each problem is reported once per scope.
 enum SettingsValidation {
   /// What was bound to one backend: its model types, with their prefixes and keys in the
   /// backend's base (a view's prefix applied).
@@ -34,8 +36,6 @@ enum SettingsValidation {
 
   private struct State {
     var backends: [ObjectIdentifier: BackendModels] = [:]
-    /// Problems already reported, so each is reported once per process.
-    var reported: Set<String> = []
     var sweepThreshold = 16
   }
 
@@ -54,7 +54,8 @@ enum SettingsValidation {
       let id = ObjectIdentifier(root)
       return state.backends[id].map { $0.backend === root && $0.models[typeID] != nil } ?? false
     }
-    guard !alreadyChecked else { return }
+    // In a diagnostics scope (a test capturing them), reporting once is the scope's: check again.
+    guard !alreadyChecked || SettingsDiagnostics.isScoped else { return }
 
     var owners: [String: String] = [:]
     var keys: [String: (property: String, valueType: String)] = [:]
@@ -85,7 +86,7 @@ enum SettingsValidation {
       typeName: typeName, prefix: binding.targetPrefix + keyPrefix,
       declaresPrefix: !keyPrefix.isEmpty, keys: keys)
 
-    let reports = state.withLock { state -> [SettingsDiagnostic] in
+    let reports = state.withLock { state -> [(id: String, SettingsDiagnostic)] in
       let id = ObjectIdentifier(root)
       if state.backends[id]?.backend !== root {
         sweep(&state)
@@ -96,9 +97,9 @@ enum SettingsValidation {
       for (otherID, other) in others where otherID != typeID {
         diagnostics += collisions(between: model, and: other, on: backend)
       }
-      return diagnostics.filter { state.reported.insert($0.id).inserted }.map(\.1)
+      return diagnostics
     }
-    for diagnostic in reports { SettingsDiagnostics.report(diagnostic) }
+    for (id, diagnostic) in reports { SettingsDiagnostics.report(diagnostic, once: id) }
   }
 
   /// Why `backend` can't store `key`, or `nil` if it can.

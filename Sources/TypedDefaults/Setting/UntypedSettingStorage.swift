@@ -184,6 +184,18 @@ class UntypedSettingStorage: @unchecked Sendable {
     BackendOverride.mayBeActive(overrideFlag) ? currentOverride() : nil
   }
 
+  /// Records a read through a test's backend for Swift Observation, so that tracking follows
+  /// the backend the setting reads in this task (see ``OverrideTracking``). Costs a lock or two
+  /// on each read inside a test's scope; never called outside one.
+  @usableFromInline
+  final func accessed(through override: any SettingsBackend) {
+    let tracking = withSlowState { state -> AnyObject? in
+      if state.overrideTracking == nil { state.overrideTracking = makeOverrideTracking() }
+      return state.overrideTracking
+    }
+    if let tracking { settingAccessed(through: override, key: targetKey, tracking: tracking) }
+  }
+
   /// The override of this task, for a setting that has a key (an unattached setting declared
   /// without one has none to read).
   @usableFromInline
@@ -218,6 +230,9 @@ final class SlowPathState: @unchecked Sendable {
   var conversion: AnyObject?
   /// The last wrong-typed stored value reported.
   var lastReportedMismatch: PropertyListValue?
+  /// The setting's parts in Swift Observation for the tests' backends it was read through (an
+  /// ``OverrideTracking``), created at the first such read.
+  var overrideTracking: AnyObject?
 
   init() {}
 }

@@ -46,6 +46,10 @@ extension BackendFactory {
 
   /// Every backend the observation suite runs against: the library's, and a user-written one.
   static let observable: [BackendFactory] = all + [.userWritten]
+
+  /// Every backend the observation suite runs against, and a scoped view of each.
+  static let observableWithScopedViews: [BackendFactory] =
+    observable + observable.map(scopedView(of:))
 }
 
 /// Collects what an observer receives, thread-safely.

@@ -288,17 +288,18 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try Self.checkStorable(value, forKey: key) }
-    #if canImport(Darwin)
-      if let value {
-        userDefaults.set(FoundationBridge.object(from: value), forKey: key)
-      } else {
-        userDefaults.removeObject(forKey: key)
-      }
-    #else
-      suite.write([key: value])
-      suite.scheduleFlush()
-    #endif
-    reportChanges(forKeys: CollectionOfOne(key))
+    observers.recordingWrite(CollectionOfOne(key), of: self) {
+      #if canImport(Darwin)
+        if let value {
+          userDefaults.set(FoundationBridge.object(from: value), forKey: key)
+        } else {
+          userDefaults.removeObject(forKey: key)
+        }
+      #else
+        suite.write([key: value])
+        suite.scheduleFlush()
+      #endif
+    }
   }
 
   /// Stores several values at once, all or nothing: an import.
@@ -315,16 +316,17 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try Self.checkStorable(value, forKey: key) }
-    #if canImport(Darwin)
-      for (key, value) in values {
-        userDefaults.set(FoundationBridge.object(from: value), forKey: key)
-      }
-    #else
-      suite.writeWithoutPushing(values)
-      suite.flushReportingFailure(takingInUserDefaults: false)
-      suite.pushCurrentValues(of: values.keys)
-    #endif
-    reportChanges(forKeys: values.keys)
+    observers.recordingWrite(values.keys, of: self) {
+      #if canImport(Darwin)
+        for (key, value) in values {
+          userDefaults.set(FoundationBridge.object(from: value), forKey: key)
+        }
+      #else
+        suite.writeWithoutPushing(values)
+        suite.flushReportingFailure(takingInUserDefaults: false)
+        suite.pushCurrentValues(of: values.keys)
+      #endif
+    }
   }
 
   /// Removes the key from the suite (and from `UserDefaults`' suite domain). A value for the key
@@ -332,13 +334,14 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
-    #if canImport(Darwin)
-      userDefaults.removeObject(forKey: key)
-    #else
-      suite.write([key: nil])
-      suite.scheduleFlush()
-    #endif
-    reportChanges(forKeys: CollectionOfOne(key))
+    observers.recordingWrite(CollectionOfOne(key), of: self) {
+      #if canImport(Darwin)
+        userDefaults.removeObject(forKey: key)
+      #else
+        suite.write([key: nil])
+        suite.scheduleFlush()
+      #endif
+    }
   }
 
   /// Returns the suite's own values: its persistent domain, without the argument, global and
@@ -464,8 +467,10 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       try setValue(value, forKey: key)
       return value
     #else
-      let value = try suite.update(forKey: key, transform)
-      reportChanges(forKeys: CollectionOfOne(key))
+      var value: PropertyListValue?
+      try observers.recordingWrite(CollectionOfOne(key), of: self) { () throws(SettingsError) in
+        value = try suite.update(forKey: key, transform)
+      }
       return value
     #endif
   }
