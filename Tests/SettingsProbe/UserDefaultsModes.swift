@@ -3,6 +3,8 @@
 //   SettingsProbe userdefaults <suite> ud-write-keys <prefix> <count>  (sets <prefix>.<i> = i and
 //     calls synchronize() after each)
 //   SettingsProbe userdefaults <suite> ud-increment <key> <count>  (update(forKey:) count times)
+//   SettingsProbe userdefaults <suite> ud-count-launch <key>  (prints the key's integer, 0 if
+//     none, and stores it plus one, leaving the save to the exit handler)
 //   SettingsProbe userdefaults <suite> ud-corelibs-sync go  (writes one…three, calls corelibs'
 //     synchronize() itself, prints "xml" if that rewrote the file as XML, writes four, saves)
 //   SettingsProbe userdefaults <suite> ud-save-states <first>  (prints "ready", then imports
@@ -20,7 +22,7 @@ import TypedDefaults
 /// the arguments named one.
 func runRawUserDefaultsMode(_ arguments: [String]) -> Bool {
   guard arguments.count >= 4, arguments[0] == "raw",
-    let defaults = UserDefaults(suiteName: arguments[1])
+    let defaults = arguments[1] == "-standard" ? .standard : UserDefaults(suiteName: arguments[1])
   else { return false }
   switch arguments[2] {
   case "raw-set":
@@ -58,6 +60,11 @@ func runUserDefaultsMode(
       try backend.setValue(.integer(.init(Int64(index))), forKey: "\(arguments[3]).\(index)")
       guard backend.synchronize() else { fail("synchronize() failed") }
     }
+  case "ud-count-launch":
+    // A program counting its launches, saved by the exit handler: prints the count it found.
+    let count = backend.value(forKey: arguments[3])?.intValue ?? 0
+    output.write(Data("\(count)\n".utf8))
+    try backend.setValue(.integer(.init(Int64(count + 1))), forKey: arguments[3])
   case "ud-corelibs-sync":
     // Other code in the process calls corelibs' own synchronize(), which rewrites every changed
     // suite of the process in place, as XML; the backend's next save must lose nothing.

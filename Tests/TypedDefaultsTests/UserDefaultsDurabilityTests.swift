@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTesting
 
 @testable import TypedDefaults
 
@@ -14,14 +15,20 @@ import Testing
 /// or left broken, and sharing the suite with raw `UserDefaults` in the same process.
 @Suite struct UserDefaultsDurabilityTests {
   #if !canImport(Darwin)
-    /// A fresh config folder and suite name for child processes.
+    /// A fresh config folder and suite name for child processes: a named suite, or the
+    /// standard defaults (`UserDefaultsBackend.standard`, whose file is the process's name).
     struct Place {
       let directory: TemporaryDirectory
-      let suite = "TypedDefaultsTests.durability"
+      let suite: String
       var environment: [String: String] { ["XDG_CONFIG_HOME": directory.url.path] }
-      var file: URL { directory.file("\(suite).plist") }
+      var file: URL {
+        directory.file(suite == "-standard" ? "SettingsProbe.plist" : "\(suite).plist")
+      }
 
-      init() throws { directory = try TemporaryDirectory() }
+      init(standard: Bool = false) throws {
+        directory = try TemporaryDirectory()
+        suite = standard ? "-standard" : "TypedDefaultsTests.durability"
+      }
 
       func probe(_ arguments: [String]) -> Process {
         let process = Process()
@@ -57,11 +64,17 @@ import Testing
       return String(decoding: buffer, as: UTF8.self).split(separator: "\n")
     }
 
-    @Test func aProcessKilledAtRandomMomentsWhileSavingLeavesACompleteSavedState() throws {
+    /// Every durability check runs on a named suite and on the standard defaults.
+    static let domains = [false, true]
+
+    @Test(arguments: domains)
+    func aProcessKilledAtRandomMomentsWhileSavingLeavesACompleteSavedState(
+      standard: Bool
+    ) throws {
       let environment = ProcessInfo.processInfo.environment
       let rounds = max(100, environment["TYPEDDEFAULTS_FAULT_ROUNDS"].flatMap { Int($0) } ?? 100)
       var random = StoreFaultTests.SeededGenerator(state: 20_261_202)
-      let place = try Place()
+      let place = try Place(standard: standard)
       var onDisk: Int64 = 0
       for round in 0..<rounds {
         let lines = try Self.killed(
@@ -84,8 +97,9 @@ import Testing
       }
     }
 
-    @Test func anImportKilledMidwayLeavesTheStateBeforeOrAfterIt() throws {
-      let place = try Place()
+    @Test(arguments: domains)
+    func anImportKilledMidwayLeavesTheStateBeforeOrAfterIt(standard: Bool) throws {
+      let place = try Place(standard: standard)
       var random = StoreFaultTests.SeededGenerator(state: 7)
       for round in 0..<12 {
         let lines = try Self.killed(
@@ -102,9 +116,9 @@ import Testing
       }
     }
 
-    @Test(arguments: [2, 4, 8])
-    func processesWritingDisjointKeysToOneSuiteLoseNone(_ count: Int) throws {
-      let place = try Place()
+    @Test(arguments: [2, 4, 8], domains)
+    func processesWritingDisjointKeysToOneSuiteLoseNone(_ count: Int, standard: Bool) throws {
+      let place = try Place(standard: standard)
       let keysEach = 40
       let processes = (0..<count).map { place.probe(["ud-write-keys", "p\($0)", "\(keysEach)"]) }
       for process in processes { try process.run() }
@@ -119,8 +133,9 @@ import Testing
       #expect(try place.saved() == expected)
     }
 
-    @Test func fourProcessesIncrementingOneKeyCountExactly() throws {
-      let place = try Place()
+    @Test(arguments: domains)
+    func fourProcessesIncrementingOneKeyCountExactly(standard: Bool) throws {
+      let place = try Place(standard: standard)
       let processes = (0..<4).map { _ in place.probe(["ud-increment", "count", "25"]) }
       for process in processes { try process.run() }
       for process in processes {
@@ -128,6 +143,62 @@ import Testing
         #expect(process.terminationStatus == 0)
       }
       #expect(try place.saved() == ["count": 100])
+    }
+
+    /// The standard defaults were never saved on Linux: the exit's take-in compared the
+    /// backend's writes with the wrong copy of the domain (corelibs' one under the process name,
+    /// always empty) and took every write for a removal by other code.
+    @Test func standardDomainWritesSurviveARelaunch() throws {
+      let place = try Place(standard: true)
+      var counts: [String] = []
+      for _ in 0..<3 {
+        let run = try runProduct(
+          "SettingsProbe", ["userdefaults", "-standard", "ud-count-launch", "launches"],
+          environment: place.environment)
+        #expect(run.status == 0, "\(run.standardError)")
+        counts.append(run.standardOutput)
+      }
+      #expect(counts == ["0\n", "1\n", "2\n"])
+      #expect(try place.saved() == ["launches": 3])
+      // And plain UserDefaults.standard in a new process reads it.
+      let raw = try runProduct(
+        "SettingsProbe", ["raw", "-standard", "raw-get", "launches"],
+        environment: place.environment)
+      #expect(raw.standardOutput == "3\n")
+    }
+
+    /// In a fresh home `~/.config` doesn't exist yet: every save failed "the folder does not
+    /// exist", and the values were lost at exit. Corelibs creates the folder, owner-only.
+    @Test(arguments: domains)
+    func aSuiteSavesInAFreshHomeWithNoConfigFolder(standard: Bool) throws {
+      let home = try TemporaryDirectory()
+      // An empty XDG_CONFIG_HOME is not absolute: corelibs and the backend use $HOME/.config.
+      let environment = ["HOME": home.url.path, "XDG_CONFIG_HOME": ""]
+      let suite = standard ? "-standard" : "TypedDefaultsTests.freshHome"
+      let write = try runProduct(
+        "SettingsProbe", ["userdefaults", suite, "set", "k", "int:5"], environment: environment)
+      #expect(write.status == 0, "\(write.standardError)")
+      #expect(write.standardError.isEmpty)
+      let folder = home.url.appendingPathComponent(".config")
+      let name = standard ? "SettingsProbe.plist" : "\(suite).plist"
+      #expect(
+        try PropertyListFile(url: folder.appendingPathComponent(name)).readDictionary()
+          == ["k": 5])
+      let attributes = try FileManager.default.attributesOfItem(atPath: folder.path)
+      #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+      let read = try runProduct(
+        "SettingsProbe", ["raw", suite, "raw-get", "k"], environment: environment)
+      #expect(read.standardOutput == "5\n")
+    }
+
+    /// The conformance suite on `UserDefaultsBackend.standard`, which is process-wide: run in a
+    /// child process with its own XDG_CONFIG_HOME (see Tests/SettingsProbe/ConformanceModes).
+    @Test func theStandardDomainMeetsTheBackendContract() throws {
+      let place = try Place(standard: true)
+      let run = try runProduct(
+        "SettingsProbe", ["conformance", "-standard"], environment: place.environment)
+      #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+      #expect(run.standardOutput == "passed \(BackendConformance.checks.count) checks\n")
     }
 
     @Test func aSuiteFileWrittenByCorelibsIsReadMergedAndSavedBinary() throws {

@@ -64,6 +64,9 @@
     let file: PropertyListFile
     let userDefaults: UserDefaults
     let domainName: String
+    /// The name `persistentDomain(forName:)` answers the domain under (the suite's name, or for
+    /// the standard defaults `UserDefaultsBackend.standardPersistentDomainName`).
+    let persistentDomainName: String
     let name: String
     let flushDelay: Double
     let state: Locked<State>
@@ -80,11 +83,12 @@
     static let options = LayeredPlistStore.Options(format: .binary, savesAtExit: false)
 
     init(
-      userDefaults: UserDefaults, domainName: String, name: String, flushDelay: Double,
-      changesTakenIn: @escaping @Sendable (Set<String>) -> Void
+      userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
+      flushDelay: Double, changesTakenIn: @escaping @Sendable (Set<String>) -> Void
     ) {
       self.userDefaults = userDefaults
       self.domainName = domainName
+      self.persistentDomainName = persistentDomainName
       self.name = name
       self.flushDelay = flushDelay
       self.changesTakenIn = changesTakenIn
@@ -194,7 +198,7 @@
       mirrorLock.lock()
       let before = mirror.pushCount
       mirrorLock.unlock()
-      let domain = userDefaults.persistentDomain(forName: domainName) ?? [:]
+      let domain = userDefaults.persistentDomain(forName: persistentDomainName) ?? [:]
       var current: [String: PropertyListValue] = [:]
       current.reserveCapacity(domain.count)
       for (key, object) in domain {
@@ -383,6 +387,8 @@
         )
       }
       let target = AtomicFile.resolvedTarget(of: file.url).path
+      // In a fresh home `~/.config` may not exist yet: corelibs creates it, and so does this.
+      try AtomicFile.createMissingFolder(of: file.url)
       let outcome = try AtomicFile.withLock(on: file.url) {
         () throws(SettingsError) -> SaveOutcome in
         var outcome = SaveOutcome()

@@ -69,7 +69,8 @@ import Foundation
 ///   it costs the save (10,000 keys: see Docs/Performance.md).
 ///
 /// A suite lives in `$XDG_CONFIG_HOME/<suite>.plist` (default `~/.config`), and the standard
-/// defaults in `<process name>.plist` there.
+/// defaults in `<process name>.plist` there; a save creates that folder, and any missing folder
+/// above it, readable by its owner only (0700), as corelibs does.
 ///
 /// Thread-safe: `UserDefaults` is thread-safe, and the backend's own state is behind locks.
 public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
@@ -168,12 +169,16 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.name = name
     #if canImport(Darwin)
       let sharingKey = domainName
+      let persistentDomainName = domainName
     #else
+      let persistentDomainName = suiteName ?? Self.standardPersistentDomainName
       let sharingKey = domainName + "\u{0}" + Self.fileURL(ofDomain: domainName).path
     #endif
     let shared = Self.sharedSuite(forKey: sharingKey) {
       SharedSuite(
-        userDefaults: userDefaults, domainName: domainName, name: name, flushDelay: flushDelay)
+        userDefaults: userDefaults, domainName: domainName,
+        persistentDomainName: persistentDomainName, name: name,
+        flushDelay: flushDelay)
     }
     self.shared = shared
     #if !canImport(Darwin)
@@ -215,6 +220,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   }
 
   #if !canImport(Darwin)
+    /// The name under which corelibs' `persistentDomain(forName:)` answers with the standard
+    /// defaults as `UserDefaults.standard` holds them: CoreFoundation's name for the current
+    /// application. Not the process name: under that name corelibs keeps a second, separate copy
+    /// of the same file, which never sees writes through `UserDefaults.standard` (and answers
+    /// `[:]` until something saves the file).
+    static let standardPersistentDomainName = "kCFPreferencesCurrentApplication"
+
     /// Where corelibs keeps a domain's file: it honours an absolute `XDG_CONFIG_HOME`, else
     /// `$HOME/.config` (`$HOME`, not the password database, as corelibs does).
     static func fileURL(ofDomain domain: String) -> URL {
