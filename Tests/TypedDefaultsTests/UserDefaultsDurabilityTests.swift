@@ -375,6 +375,48 @@ import TypedDefaultsTesting
           == ["one": 1, "two": 2, "three": 3, "four": 4])
     }
 
+    /// A 10 MB non-ASCII string (20 MB as UTF-16 in a binary file) used to be accepted, after
+    /// which every save of the suite threw `fileTooLarge`, for ever. The suite file follows the
+    /// layered store's rule now: refused when written, naming the key.
+    @Test func aValueNoSaveCouldWriteIsRefusedWhenSetAndLaterChangesOfTheSuiteStillSave() throws {
+      let suite = TemporarySuite()
+      let huge = String(repeating: "é", count: 10_000_000)
+      let error = #expect(throws: SettingsError.self) {
+        try suite.backend.setValue(.string(huge), forKey: "huge")
+      }
+      #expect(error?.code == .fileTooLarge)
+      #expect(error?.key == "huge")
+      #expect(error?.description.contains("'huge'") == true)
+      let wasStored = suite.backend.value(forKey: "huge") != nil
+      #expect(!wasStored)
+      try suite.backend.setValue("small", forKey: "other")
+      try suite.backend.save()
+      #expect(try Self.saved(suite.fileURL) == ["other": "small"])
+      // Through update(forKey:) too, which computes the value under the file lock.
+      #expect(throws: SettingsError.self) {
+        try suite.backend.update(forKey: "huge") { _ in .string(huge) }
+      }
+      #expect(try Self.saved(suite.fileURL) == ["other": "small"])
+    }
+
+    /// An import that would make the file too large names the key whose value does it, on the
+    /// suite file and on `data.plist` alike.
+    @Test func anImportTooLargeToSaveNamesTheKeyWhoseValueMakesItTooLarge() throws {
+      let values: [String: PropertyListValue] = [
+        "a": 1, "b": "small", "huge": .data(Data(count: 17_000_000)),
+      ]
+      let suite = TemporarySuite()
+      let directory = try TemporaryDirectory()
+      let store = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
+      for backend in [suite.backend, store] as [any SettingsBackend] {
+        let error = #expect(throws: SettingsError.self) { try backend.setValues(values) }
+        #expect(error?.code == .fileTooLarge, "\(backend.name)")
+        #expect(error?.key == "huge", "\(backend.name)")
+        #expect(error?.description.contains("'huge'") == true, "\(backend.name)")
+        #expect(backend.dictionaryRepresentation().isEmpty, "\(backend.name)")
+      }
+    }
+
     @Test func aFractionalDateRoundTripsExactlyThroughTheBinaryFile() throws {
       let suite = TemporarySuite()
       let date = PropertyListValue.date(Date(timeIntervalSinceReferenceDate: 786_000_000.125))

@@ -29,6 +29,14 @@
       var flushScheduled = false
       var lastChange = DispatchTime.now()
       var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
+      /// The size rule every file the library saves follows (``EncodedSizeBudget``).
+      var sizeBudget: EncodedSizeBudget
+
+      /// Sets a key's value (`nil`: removed), keeping the size bounds up to date.
+      mutating func store(_ value: PropertyListValue?, forKey key: String) {
+        values[key] = value
+        sizeBudget.valueChanged(forKey: key, to: value)
+      }
 
       mutating func markDirty(_ key: String) {
         changeCount &+= 1
@@ -41,7 +49,7 @@
         var changed: [String: PropertyListValue?] = [:]
         for key in Set(contents.keys).union(values.keys)
         where dirty[key] == nil && values[key] != contents[key] {
-          values[key] = contents[key]
+          store(contents[key], forKey: key)
           changed[key] = .some(contents[key])
         }
         return changed
@@ -104,7 +112,10 @@
         // that save's failure is reported.
         initial = LayeredPlistStore.PersistentRead()
       }
-      state = Locked(State(values: initial.entries, diskVersion: initial.version))
+      let budget = EncodedSizeBudget(
+        format: .binary, limit: file.maximumSize, bounds: initial.sizeBounds)
+      state = Locked(
+        State(values: initial.entries, diskVersion: initial.version, sizeBudget: budget))
       mirror = Mirror(known: initial.entries)
       if let recovery = initial.recovery { recovery.report(backend: name) }
     }
@@ -118,11 +129,16 @@
     }
 
     /// Stores checked values (`nil`: removed) and writes them into `UserDefaults`.
-    func write(_ writes: [String: PropertyListValue?]) {
+    ///
+    /// - Throws: ``SettingsError/Code/fileTooLarge`` if the file could no longer be saved with
+    ///   them; nothing is changed then.
+    func write(_ writes: [String: PropertyListValue?]) throws(SettingsError) {
       let objects = writes.mapValues { $0.map(FoundationBridge.object(from:)) }
-      let pushes = state.withLock { state -> [(String, PropertyListValue?, Any?)] in
+      let pushes = try state.withLock {
+        state throws(SettingsError) -> [(String, PropertyListValue?, Any?)] in
+        try checkSize(of: writes.map { ($0.key, $0.value) }, in: &state)
         for (key, value) in writes {
-          state.values[key] = value
+          state.store(value, forKey: key)
           state.markDirty(key)
         }
         mirrorLock.lock()
@@ -135,13 +151,33 @@
     /// Stores checked values in memory only, for an import that writes them into `UserDefaults`
     /// after its save (``pushCurrentValues(of:)``): into a suite corelibs hasn't loaded yet, they
     /// then cost nothing to write there (corelibs loads the saved file and finds them equal).
-    func writeWithoutPushing(_ writes: [String: PropertyListValue]) {
-      state.withLock { state in
+    ///
+    /// - Throws: ``SettingsError/Code/fileTooLarge``, as ``write(_:)`` does.
+    func writeWithoutPushing(_ writes: [String: PropertyListValue]) throws(SettingsError) {
+      try state.withLock { state throws(SettingsError) in
+        try checkSize(of: writes.map { ($0.key, Optional($0.value)) }, in: &state)
         for (key, value) in writes {
-          state.values[key] = value
+          state.store(value, forKey: key)
           state.markDirty(key)
         }
       }
+    }
+
+    /// Throws if the file holding the suite's values with `writes` applied could be over its
+    /// limit (the rule every file the library saves follows); `state`'s lock is held.
+    private func checkSize(
+      of writes: [(key: String, value: PropertyListValue?)], in state: inout State
+    ) throws(SettingsError) {
+      if !state.sizeBudget.isMeasured { state.sizeBudget.measure(state.values) }
+      try state.sizeBudget.check(after: writes, path: file.url.path)
+    }
+
+    /// Throws if a file holding exactly `contents` could be over the limit: for an update.
+    private func checkSize(
+      ofContents contents: [String: PropertyListValue], changed: Set<String>
+    ) throws(SettingsError) {
+      try state.withLock { $0.sizeBudget }.check(
+        contents: contents, changed: changed, path: file.url.path)
     }
 
     /// Writes values into `UserDefaults`, with `mirrorLock` held.
@@ -214,7 +250,7 @@
           if let number = mirror.pushNumber[key], number > before { continue }
           mirror.known[key] = current[key]
           guard state.values[key] != current[key] else { continue }
-          state.values[key] = current[key]
+          state.store(current[key], forKey: key)
           state.markDirty(key)
           changed.insert(key)
         }
@@ -284,6 +320,7 @@
           stored = try transform(contents[key])
           if let value = stored { try UserDefaultsBackend.checkStorable(value, forKey: key) }
           contents[key] = stored
+          try checkSize(ofContents: contents, changed: [key])
           return [key]
         })
         changed.insert(key)
@@ -310,6 +347,7 @@
               }
               updatedKeys.append(key)
             }
+            try checkSize(ofContents: updated, changed: Set(updatedKeys))
             contents = updated
             return updatedKeys
           })
@@ -432,7 +470,7 @@
           for key in outcome.updatedKeys where state.dirty[key] == changeNumbers[key] {
             state.dirty[key] = nil
             if state.values[key] != contents[key] {
-              state.values[key] = contents[key]
+              state.store(contents[key], forKey: key)
               changed[key] = .some(contents[key])
             }
           }

@@ -296,7 +296,10 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply or
   ///   holding too many values to be read back; on Linux also for a non-finite date, and for a
   ///   string or key holding a control character XML forbids (corelibs rewrites the file as XML
-  ///   when other code calls `UserDefaults.synchronize()`). Nothing is changed when this throws.
+  ///   when other code calls `UserDefaults.synchronize()`); on Linux
+  ///   ``SettingsError/Code/fileTooLarge``, naming the key, if the suite file holding the value
+  ///   could be over its limit (16 MiB, the rule of every file the library saves), so that no
+  ///   value is accepted that no save could write. Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try Self.checkStorable(value, forKey: key) }
     #if canImport(Darwin)
@@ -306,7 +309,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
         userDefaults.removeObject(forKey: key)
       }
     #else
-      suite.write([key: value])
+      try suite.write([key: value])
       suite.scheduleFlush()
     #endif
     reportChanges(forKeys: CollectionOfOne(key))
@@ -331,7 +334,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
         userDefaults.set(FoundationBridge.object(from: value), forKey: key)
       }
     #else
-      suite.writeWithoutPushing(values)
+      try suite.writeWithoutPushing(values)
       suite.flushReportingFailure(takingInUserDefaults: false)
       suite.pushCurrentValues(of: values.keys)
     #endif
@@ -346,7 +349,8 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #if canImport(Darwin)
       userDefaults.removeObject(forKey: key)
     #else
-      suite.write([key: nil])
+      // A removal only makes the file smaller: the size check can't refuse it.
+      try? suite.write([key: nil])
       suite.scheduleFlush()
     #endif
     reportChanges(forKeys: CollectionOfOne(key))
