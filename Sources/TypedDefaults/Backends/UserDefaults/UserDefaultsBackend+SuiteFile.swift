@@ -58,8 +58,14 @@
 
     /// What this backend knows `UserDefaults` holds for the suite, under `mirrorLock`.
     struct Mirror {
-      /// The value last written into (or seen in) `UserDefaults` per key.
+      /// What corelibs' persistent domain holds per key: what it held when the suite was opened
+      /// (its copy, loaded once, which corelibs never refreshes), then each value the backend
+      /// wrote there or found there. A key whose value in corelibs differs is a raw write.
       var known: [String: PropertyListValue]
+      /// For keys with no persistent value, what `object(forKey:)` was last seen to answer from
+      /// corelibs' registration domain: values other code registered directly with
+      /// `register(defaults:)`, which are not stored values.
+      var registered: [String: PropertyListValue] = [:]
       /// Keys this backend wrote into `UserDefaults`: corelibs holds them as changed, so a later
       /// `synchronize()` by other code writes them; values taken in from other processes for
       /// them are written too, so that such a rewrite writes current values.
@@ -116,7 +122,13 @@
         format: .binary, limit: file.maximumSize, bounds: initial.sizeBounds)
       state = Locked(
         State(values: initial.entries, diskVersion: initial.version, sizeBudget: budget))
-      mirror = Mirror(known: initial.entries)
+      // corelibs loads the suite at its first use and keeps that copy: what the copy holds (the
+      // file as it was then, maybe older than what other processes saved since, and what this
+      // process wrote into it) is no one's new write, and taking it for one saved old values
+      // over newer ones. Loaded now at the latest, so that what other code writes through
+      // `UserDefaults` from now on is told apart.
+      mirror = Mirror(
+        known: Self.persistentDomain(of: userDefaults, named: persistentDomainName))
       if let recovery = initial.recovery { recovery.report(backend: name) }
     }
 
@@ -124,8 +136,92 @@
 
     var values: [String: PropertyListValue] { state.withLock { $0.values } }
 
-    func value(forKey key: String) -> PropertyListValue? {
-      state.withLock { $0.values[key] }
+    /// What the suite holds for a key (its stored value), and else what corelibs' registration
+    /// domain answers for it, after taking in a raw `UserDefaults` write or removal of the key
+    /// made since the backend last looked (see "Sharing the suite" in ``UserDefaultsBackend``):
+    /// what `object(forKey:)` answers is compared with what the backend knows corelibs holds,
+    /// and only a difference costs more than that one lookup.
+    func lookUp(_ key: String) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+      let seen = corelibsValue(forKey: key)
+      let found = state.withLock {
+        state -> (stored: PropertyListValue?, registered: PropertyListValue?)? in
+        mirrorLock.lock()
+        defer { mirrorLock.unlock() }
+        guard isExpected(seen, forKey: key) else { return nil }
+        return answer(forKey: key, seen: seen, in: state)
+      }
+      if let found { return found }
+      return lookUpAfterARawChange(key)
+    }
+
+    /// ``lookUp(_:)``'s answer once `seen` is as expected; `mirrorLock` is held.
+    private func answer(
+      forKey key: String, seen: PropertyListValue?, in state: State
+    ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+      if let stored = state.values[key] { return (stored, nil) }
+      // With no persistent value in corelibs, what it answered came from its registration
+      // domain; with one (a value another process since removed), the registration last seen.
+      if mirror.known[key] == nil { return (nil, seen) }
+      return (nil, mirror.registered[key])
+    }
+
+    /// What `object(forKey:)` answers for the key (the argument domain, then the persistent
+    /// domain, then the registration domain), converted; `nil` for something that isn't a
+    /// property list.
+    private func corelibsValue(forKey key: String) -> PropertyListValue? {
+      userDefaults.object(forKey: key).flatMap { try? FoundationBridge.value(from: $0) }
+    }
+
+    /// Whether `object(forKey:)` answering `seen` is what the backend knows of: the persistent
+    /// value it knows, or with none, nothing or a registered value. `mirrorLock` is held.
+    private func isExpected(_ seen: PropertyListValue?, forKey key: String) -> Bool {
+      if let known = mirror.known[key] { return seen.map { $0.isIdentical(to: known) } ?? false }
+      guard let seen else { return true }
+      if let registered = mirror.registered[key], seen.isIdentical(to: registered) { return true }
+      return UserDefaultsBackend.registeredDefaults.withLock { $0[key] }
+        .map { seen.isIdentical(to: $0) } ?? false
+    }
+
+    /// The slow path of ``lookUp(_:)``: `object(forKey:)` answered something unexpected.
+    private func lookUpAfterARawChange(
+      _ key: String
+    ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+      // Looked at again with the backend's own writes into UserDefaults held off: one of them
+      // may have come between the first look and the comparison.
+      mirrorLock.lock()
+      let expected = isExpected(corelibsValue(forKey: key), forKey: key)
+      mirrorLock.unlock()
+      if !expected {
+        // Other code changed the suite, or registered a value: the persistent domain says which.
+        let changed = takeInUserDefaultsWrites()
+        mirrorLock.lock()
+        if mirror.known[key] == nil { mirror.registered[key] = corelibsValue(forKey: key) }
+        mirrorLock.unlock()
+        if !changed.isEmpty {
+          scheduleFlush()
+          // Published off the reading thread: the reader may hold locks an observer needs.
+          DispatchQueue.global().async { [changesTakenIn] in changesTakenIn(changed) }
+        }
+      }
+      return state.withLock { state in
+        mirrorLock.lock()
+        defer { mirrorLock.unlock() }
+        return answer(forKey: key, seen: corelibsValue(forKey: key), in: state)
+      }
+    }
+
+    /// The suite's persistent domain as corelibs holds it in this process, converted (values
+    /// that aren't property lists left out): a copy of the whole domain.
+    static func persistentDomain(
+      of userDefaults: UserDefaults, named name: String
+    ) -> [String: PropertyListValue] {
+      let domain = userDefaults.persistentDomain(forName: name) ?? [:]
+      var current: [String: PropertyListValue] = [:]
+      current.reserveCapacity(domain.count)
+      for (key, object) in domain {
+        if let value = try? FoundationBridge.value(from: object) { current[key] = value }
+      }
+      return current
     }
 
     /// Stores checked values (`nil`: removed) and writes them into `UserDefaults`.
@@ -149,8 +245,7 @@
     }
 
     /// Stores checked values in memory only, for an import that writes them into `UserDefaults`
-    /// after its save (``pushCurrentValues(of:)``): into a suite corelibs hasn't loaded yet, they
-    /// then cost nothing to write there (corelibs loads the saved file and finds them equal).
+    /// after its save (``pushCurrentValues(of:)``), so that the save comes first.
     ///
     /// - Throws: ``SettingsError/Code/fileTooLarge``, as ``write(_:)`` does.
     func writeWithoutPushing(_ writes: [String: PropertyListValue]) throws(SettingsError) {
@@ -222,6 +317,15 @@
 
     var hasUnsavedChanges: Bool { state.withLock { !$0.dirty.isEmpty } }
 
+    /// Whether two values are the same stored value (NaN is NaN: ``PropertyListValue/isIdentical(to:)``).
+    static func same(_ left: PropertyListValue?, _ right: PropertyListValue?) -> Bool {
+      switch (left, right) {
+      case (nil, nil): true
+      case (let left?, let right?): left.isIdentical(to: right)
+      default: false
+      }
+    }
+
     // MARK: - Raw UserDefaults writes
 
     /// Takes in what other code in the process wrote into the suite with raw `UserDefaults`
@@ -234,22 +338,18 @@
       mirrorLock.lock()
       let before = mirror.pushCount
       mirrorLock.unlock()
-      let domain = userDefaults.persistentDomain(forName: persistentDomainName) ?? [:]
-      var current: [String: PropertyListValue] = [:]
-      current.reserveCapacity(domain.count)
-      for (key, object) in domain {
-        if let value = try? FoundationBridge.value(from: object) { current[key] = value }
-      }
+      let current = Self.persistentDomain(of: userDefaults, named: persistentDomainName)
       return state.withLock { state -> Set<String> in
         mirrorLock.lock()
         defer { mirrorLock.unlock() }
         var changed: Set<String> = []
         for key in Set(current.keys).union(mirror.known.keys)
-        where mirror.known[key] != current[key] {
+        where !Self.same(mirror.known[key], current[key]) {
           // A key this backend wrote while the domain was being copied: the copy is older.
           if let number = mirror.pushNumber[key], number > before { continue }
           mirror.known[key] = current[key]
-          guard state.values[key] != current[key] else { continue }
+          if current[key] != nil { mirror.registered[key] = nil }
+          guard !Self.same(state.values[key], current[key]) else { continue }
           state.store(current[key], forKey: key)
           state.markDirty(key)
           changed.insert(key)

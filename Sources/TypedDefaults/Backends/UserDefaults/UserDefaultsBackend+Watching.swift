@@ -19,8 +19,8 @@ extension UserDefaultsBackend {
   ///   process's unsaved changes keep winning. A folder that can't be watched is reported once
   ///   as a ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed`` and polled
   ///   instead (every 50 ms at first, backing off to once a second). Raw `UserDefaults.set`
-  ///   calls in this process are **not** seen (corelibs posts no notification): they are taken
-  ///   in by ``reload()`` and ``synchronize()``.
+  ///   calls in this process are not watched (corelibs posts no notification): they are taken
+  ///   in, and reported, by the next read of their key, ``reload()`` and ``synchronize()``.
   /// - **Apple platforms**: raw `UserDefaults` writes to this instance made in this process
   ///   (`UserDefaults.didChangeNotification`): observers of single keys hear of every change of
   ///   their keys; observers of all keys hear of keys that hold a value (a raw removal of a key
