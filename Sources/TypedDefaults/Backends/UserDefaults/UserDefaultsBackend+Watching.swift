@@ -13,6 +13,8 @@ extension UserDefaultsBackend {
   /// - **Linux**: every save of the suite's file by another process: by another
   ///   `UserDefaultsBackend` (an atomic rename), by a program using plain `UserDefaults` (corelibs
   ///   rewrites the file in place at its `synchronize()`), by the `settings` tool or an editor.
+  ///   (Seen, but not safe: such a program writes back its whole stale copy of the suite and can
+  ///   drop keys this backend saved; see <doc:ChoosingABackend>.)
   ///   The file's folder is watched with inotify, exactly as a watching ``LayeredPlistStore``
   ///   does (see ``LayeredPlistStore/startWatching()``): events are gathered for 20 ms, then the
   ///   file is read again on a background queue, where observers' callbacks then run; this
