@@ -81,6 +81,9 @@
     /// The name `persistentDomain(forName:)` answers the domain under (the suite's name, or for
     /// the standard defaults `UserDefaultsBackend.standardPersistentDomainName`).
     let persistentDomainName: String
+    /// The argument domain (`-key value` launch arguments), which overrides the suite's values,
+    /// read once, as corelibs does.
+    let arguments: [String: PropertyListValue]
     let name: String
     let flushDelay: Double
     let state: Locked<State>
@@ -103,6 +106,11 @@
       self.userDefaults = userDefaults
       self.domainName = domainName
       self.persistentDomainName = persistentDomainName
+      var arguments: [String: PropertyListValue] = [:]
+      for (key, object) in userDefaults.volatileDomain(forName: UserDefaults.argumentDomain) {
+        if let value = try? FoundationBridge.value(from: object) { arguments[key] = value }
+      }
+      self.arguments = arguments
       self.name = name
       self.flushDelay = flushDelay
       self.changesTakenIn = changesTakenIn
@@ -161,8 +169,11 @@
       if let stored = state.values[key] { return (stored, nil) }
       // With no persistent value in corelibs, what it answered came from its registration
       // domain; with one (a value another process since removed), the registration last seen.
-      if mirror.known[key] == nil { return (nil, seen) }
-      return (nil, mirror.registered[key])
+      if mirror.known[key] == nil, arguments[key] == nil { return (nil, seen) }
+      return (
+        nil,
+        mirror.registered[key] ?? UserDefaultsBackend.registeredDefaults.withLock { $0[key] }
+      )
     }
 
     /// What `object(forKey:)` answers for the key (the argument domain, then the persistent
@@ -172,9 +183,15 @@
       userDefaults.object(forKey: key).flatMap { try? FoundationBridge.value(from: $0) }
     }
 
-    /// Whether `object(forKey:)` answering `seen` is what the backend knows of: the persistent
-    /// value it knows, or with none, nothing or a registered value. `mirrorLock` is held.
+    /// Whether `object(forKey:)` answering `seen` is what the backend knows of: the launch
+    /// argument, else the persistent value it knows, or with none, nothing or a registered
+    /// value. `mirrorLock` is held.
     private func isExpected(_ seen: PropertyListValue?, forKey key: String) -> Bool {
+      // A launch argument hides the persistent value: a raw write under it is taken in by the
+      // next comparison of the whole domain.
+      if !arguments.isEmpty, let argument = arguments[key] {
+        return seen.map { $0.isIdentical(to: argument) } ?? false
+      }
       if let known = mirror.known[key] { return seen.map { $0.isIdentical(to: known) } ?? false }
       guard let seen else { return true }
       if let registered = mirror.registered[key], seen.isIdentical(to: registered) { return true }
@@ -195,7 +212,9 @@
         // Other code changed the suite, or registered a value: the persistent domain says which.
         let changed = takeInUserDefaultsWrites()
         mirrorLock.lock()
-        if mirror.known[key] == nil { mirror.registered[key] = corelibsValue(forKey: key) }
+        if mirror.known[key] == nil, arguments[key] == nil {
+          mirror.registered[key] = corelibsValue(forKey: key)
+        }
         mirrorLock.unlock()
         if !changed.isEmpty {
           scheduleFlush()

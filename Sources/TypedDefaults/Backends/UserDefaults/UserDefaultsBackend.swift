@@ -124,8 +124,6 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   #if !canImport(Darwin)
     /// The suite's values and file, shared with every backend on the suite in the process.
     let suite: SuiteFile
-    /// The argument domain (`-key value` launch arguments), which overrides the suite's values.
-    private let arguments: [String: PropertyListValue]
   #endif
 
   /// The backend over `UserDefaults.standard`, the app's own domain.
@@ -205,11 +203,6 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.shared = shared
     #if !canImport(Darwin)
       suite = shared.file
-      var arguments: [String: PropertyListValue] = [:]
-      for (key, object) in userDefaults.volatileDomain(forName: UserDefaults.argumentDomain) {
-        if let value = try? FoundationBridge.value(from: object) { arguments[key] = value }
-      }
-      self.arguments = arguments
       shared.members.add(self)
       ExitHandlers.register(self) { [weak suite = self.suite] in
         suite?.flushReportingFailure(takingInUserDefaults: true)
@@ -285,10 +278,10 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// - Parameter key: The key to look up.
   /// - Returns: The value, or `nil` if no domain has the key, or if its value is not a
   ///   property-list value (something another library stored); the latter is reported as a
-  ///   ``SettingsDiagnostic``.
+  ///   ``SettingsDiagnostic`` on Apple platforms (corelibs holds property lists only).
   public func value(forKey key: String) -> PropertyListValue? {
     #if !canImport(Darwin)
-      if !arguments.isEmpty, let value = arguments[key] { return value }
+      if !suite.arguments.isEmpty, let value = suite.arguments[key] { return value }
       let found = suite.lookUp(key)
       return found.stored ?? found.registered
     #else
