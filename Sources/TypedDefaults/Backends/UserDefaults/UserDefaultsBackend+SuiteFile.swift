@@ -189,14 +189,12 @@
     private func isExpected(_ seen: PropertyListValue?, forKey key: String) -> Bool {
       // A launch argument hides the persistent value: a raw write under it is taken in by the
       // next comparison of the whole domain.
-      if !arguments.isEmpty, let argument = arguments[key] {
-        return seen.map { $0.isIdentical(to: argument) } ?? false
-      }
-      if let known = mirror.known[key] { return seen.map { $0.isIdentical(to: known) } ?? false }
+      if !arguments.isEmpty, let argument = arguments[key] { return Self.same(seen, argument) }
+      if let known = mirror.known[key] { return Self.same(seen, known) }
       guard let seen else { return true }
-      if let registered = mirror.registered[key], seen.isIdentical(to: registered) { return true }
+      if let registered = mirror.registered[key], Self.same(seen, registered) { return true }
       return UserDefaultsBackend.registeredDefaults.withLock { $0[key] }
-        .map { seen.isIdentical(to: $0) } ?? false
+        .map { Self.same(seen, $0) } ?? false
     }
 
     /// The slow path of ``lookUp(_:)``: `object(forKey:)` answered something unexpected.
@@ -336,12 +334,30 @@
 
     var hasUnsavedChanges: Bool { state.withLock { !$0.dirty.isEmpty } }
 
-    /// Whether two values are the same stored value (NaN is NaN: ``PropertyListValue/isIdentical(to:)``).
+    /// Whether corelibs holds `left` and `right` as one value: the same stored value (NaN is
+    /// NaN, ``PropertyListValue/isIdentical(to:)``), except that an integer and a real of the
+    /// same number are one, as CoreFoundation compares numbers: a `set` of `45.0` over `45` is a
+    /// no-op that leaves `45`, which is no raw write.
     static func same(_ left: PropertyListValue?, _ right: PropertyListValue?) -> Bool {
       switch (left, right) {
       case (nil, nil): true
-      case (let left?, let right?): left.isIdentical(to: right)
+      case (let left?, let right?): same(left, right)
       default: false
+      }
+    }
+
+    private static func same(_ left: PropertyListValue, _ right: PropertyListValue) -> Bool {
+      switch (left, right) {
+      case (.integer(let integer), .real(let real)), (.real(let real), .integer(let integer)):
+        integer.int64Value.flatMap { Double(exactly: $0) } == real
+          || integer.uint64Value.flatMap { Double(exactly: $0) } == real
+      case (.array(let left), .array(let right)):
+        left.count == right.count && zip(left, right).allSatisfy { same($0, $1) }
+      case (.dictionary(let left), .dictionary(let right)):
+        left.count == right.count
+          && left.allSatisfy { key, value in right[key].map { same(value, $0) } ?? false }
+      default:
+        left.isIdentical(to: right)
       }
     }
 
