@@ -70,7 +70,7 @@ let package = Package(
     // The tests also run the examples; depending on them makes `swift test` build them.
     .executableTarget(
       name: "SettingsProbe",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsTesting"],
       path: "Tests/SettingsProbe",
       swiftSettings: strictSettings
     ),

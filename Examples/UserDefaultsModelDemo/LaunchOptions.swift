@@ -3,13 +3,15 @@ import Foundation
 /// The command line, parsed by hand, once.
 struct LaunchOptions: Sendable {
   static let usage = """
-    usage: UserDefaultsModelDemo [--suite NAME] [--reset] [--watch [--timeout SECONDS]] [--help]
+    usage: UserDefaultsModelDemo [--suite NAME | --standard] [--reset]
+                                 [--watch [--timeout SECONDS]] [--help]
 
     A video player's settings as a typed SettingsModel singleton over a UserDefaults suite.
     Run it twice: the first run shows the defaults and changes some settings; later runs read
     them back from the suite and change them again.
 
       --suite NAME  the UserDefaults suite to use (default: com.example.videoplayer)
+      --standard    use the standard defaults (UserDefaults.standard) instead of a suite
       --reset       remove every setting from the suite (resetAll()) and exit
       --watch       run as a player that reacts to other processes' changes: it plays while
                     allowsCellularPlayback is on and stops, and exits, when another process
@@ -22,6 +24,8 @@ struct LaunchOptions: Sendable {
   static let current = LaunchOptions(Array(CommandLine.arguments.dropFirst()))
 
   var suiteName = "com.example.videoplayer"
+  /// Whether `--standard` asked for `UserDefaultsBackend.standard` instead of the suite.
+  var standard = false
   var reset = false
   var watch = false
   /// How long `--watch` waits for the switch, in seconds.
@@ -40,6 +44,7 @@ struct LaunchOptions: Sendable {
           return
         }
         suiteName = name
+      case "--standard": standard = true
       case "--reset": reset = true
       case "--watch": watch = true
       case "--timeout":
@@ -55,20 +60,4 @@ struct LaunchOptions: Sendable {
       }
     }
   }
-
-  #if !canImport(Darwin)
-    /// The suite's file: swift-corelibs-foundation keeps it in `$XDG_CONFIG_HOME/<suite>.plist`,
-    /// `~/.config` if that isn't an absolute path.
-    var suiteFile: URL {
-      let environment = ProcessInfo.processInfo.environment
-      let configHome =
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-          URL(fileURLWithPath: xdg)
-        } else {
-          // $HOME first, as Foundation's UserDefaults does (URL.homeDirectory ignores it).
-          URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appending(path: ".config")
-        }
-      return configHome.appending(path: "\(suiteName).plist")
-    }
-  #endif
 }

@@ -24,7 +24,9 @@ final class VideoPlayerSettings: SettingsModel, @unchecked Sendable {
   @Setting var lastPlayedAt: Date?
   @Setting var launchCount = 0
 
-  /// The app-wide instance, over the suite named on the command line (`--suite`).
+  /// The app-wide instance, over the suite named on the command line (`--suite`), or the
+  /// standard defaults (`--standard`).
   static let shared = VideoPlayerSettings(
-    backend: UserDefaultsBackend(suiteName: LaunchOptions.current.suiteName))
+    backend: LaunchOptions.current.standard
+      ? .standard : UserDefaultsBackend(suiteName: LaunchOptions.current.suiteName))
 }

@@ -17,10 +17,10 @@ if options.help {
 
 let settings = VideoPlayerSettings.shared
 print("UserDefaultsModelDemo: a typed settings singleton over UserDefaults")
-print("Suite: \(options.suiteName)")
-#if !canImport(Darwin)
-  print("File:  \(options.suiteFile.path)")
-#endif
+print("Suite: \(options.standard ? "standard" : options.suiteName)")
+if let file = (settings.backend as? UserDefaultsBackend)?.fileURL {
+  print("File:  \(file.path)")
+}
 print()
 
 if options.reset {

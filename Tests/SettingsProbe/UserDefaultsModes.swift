@@ -3,6 +3,12 @@
 //   SettingsProbe userdefaults <suite> ud-write-keys <prefix> <count>  (sets <prefix>.<i> = i and
 //     calls synchronize() after each)
 //   SettingsProbe userdefaults <suite> ud-increment <key> <count>  (update(forKey:) count times)
+//   SettingsProbe userdefaults <suite> ud-count-launch <key>  (prints the key's integer, 0 if
+//     none, and stores it plus one, leaving the save to the exit handler)
+//   SettingsProbe userdefaults <suite> ud-stored go -volume <real>  (prints what a `volume`
+//     setting reads, whether it is stored, and a changed-only export's keys)
+//   SettingsProbe userdefaults <suite> ud-script go  (runs commands read from standard input,
+//     one a line: set <key> <kind>:<value>, save, synchronize, get <key>; answers a line each)
 //   SettingsProbe userdefaults <suite> ud-corelibs-sync go  (writes one…three, calls corelibs'
 //     synchronize() itself, prints "xml" if that rewrote the file as XML, writes four, saves)
 //   SettingsProbe userdefaults <suite> ud-save-states <first>  (prints "ready", then imports
@@ -20,7 +26,7 @@ import TypedDefaults
 /// the arguments named one.
 func runRawUserDefaultsMode(_ arguments: [String]) -> Bool {
   guard arguments.count >= 4, arguments[0] == "raw",
-    let defaults = UserDefaults(suiteName: arguments[1])
+    let defaults = arguments[1] == "-standard" ? .standard : UserDefaults(suiteName: arguments[1])
   else { return false }
   switch arguments[2] {
   case "raw-set":
@@ -57,6 +63,39 @@ func runUserDefaultsMode(
     for index in 0..<count {
       try backend.setValue(.integer(.init(Int64(index))), forKey: "\(arguments[3]).\(index)")
       guard backend.synchronize() else { fail("synchronize() failed") }
+    }
+  case "ud-count-launch":
+    // A program counting its launches, saved by the exit handler: prints the count it found.
+    let count = backend.value(forKey: arguments[3])?.intValue ?? 0
+    output.write(Data("\(count)\n".utf8))
+    try backend.setValue(.integer(.init(Int64(count + 1))), forKey: arguments[3])
+  case "ud-stored":
+    // Launched with `-volume <value>` after its own arguments: what a setting reads, whether it
+    // counts as stored, and what a changed-only export holds.
+    struct Player: SettingsGroup { @Setting var volume = 0.8 }
+    let player = Player(backend: backend)
+    let exported = player.exportedValues(options: .init(omitsDefaultValues: true))
+    output.write(
+      Data(
+        "reads \(player.volume) stored \(player.$volume.hasStoredValue) exports \(exported.keys.sorted())\n"
+          .utf8))
+  case "ud-script":
+    // A process that lives while a test drives it, one command a line on standard input:
+    // `set <key> <kind>:<value>`, `save`, `synchronize`, `get <key>`; answers a line each.
+    // At the end of its input it returns from main, as a program exits normally.
+    while let line = readLine() {
+      let words = line.split(separator: " ").map(String.init)
+      switch words.first {
+      case "set" where words.count == 3: try backend.setValue(parse(words[2]), forKey: words[1])
+      case "save": try backend.save()
+      case "synchronize": guard backend.synchronize() else { fail("synchronize() failed") }
+      case "get" where words.count == 2:
+        let value = backend.value(forKey: words[1]).map(String.init(describing:)) ?? "nil"
+        output.write(Data("\(value)\n".utf8))
+        continue
+      default: fail("unknown script command '\(line)'")
+      }
+      output.write(Data("ok\n".utf8))
     }
   case "ud-corelibs-sync":
     // Other code in the process calls corelibs' own synchronize(), which rewrites every changed

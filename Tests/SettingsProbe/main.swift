@@ -2,6 +2,7 @@
 // reads. Not part of the library.
 //
 //   SettingsProbe userdefaults <suite> set <key> <kind>:<value>    (no explicit synchronize)
+//     (<suite> `-standard`: `UserDefaultsBackend.standard`, in every userdefaults and raw mode)
 //   SettingsProbe userdefaults <suite> get <key>
 //   SettingsProbe layered <data.plist path> set <key> <kind>:<value>  (then saves)
 //   SettingsProbe layered <data.plist path> get <key>
@@ -18,6 +19,7 @@
 //     printing "saved N" after each; state N is counter = N and payload = "N" repeated 500 times)
 //   SettingsProbe layered <data.plist path> save-each <key> <kind>:<value>…  (see WatchModes.swift)
 //   SettingsProbe <backend> <location> migrate-count go  (see MigrationModes.swift)
+//   SettingsProbe conformance -standard  (see ConformanceModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -49,6 +51,7 @@ func parse(_ text: String) -> PropertyListValue {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+runConformanceMode(arguments)  // see ConformanceModes.swift
 if arguments.first == "foundation-decode" {
   guard arguments.count == 2 else { fail("usage: SettingsProbe foundation-decode <file>") }
   FoundationDecode.run(arguments[1])
@@ -66,7 +69,7 @@ do {
   let backend: any SettingsBackend
   switch kind {
   case "userdefaults":
-    backend = UserDefaultsBackend(suiteName: location)
+    backend = location == "-standard" ? .standard : UserDefaultsBackend(suiteName: location)
   case "layered":
     backend = try LayeredPlistStore(persistentFile: URL(fileURLWithPath: location))
   default:

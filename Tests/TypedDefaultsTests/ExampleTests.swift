@@ -90,10 +90,13 @@ import Testing
       ))
   }
 
-  @Test func userDefaultsModelDemoReadsBackOnItsSecondRunWhatTheFirstChanged() throws {
+  /// On a suite and on the standard defaults (which on Linux saved nothing at all).
+  @Test(arguments: [["--suite", "TypedDefaultsTests.demo"], ["--standard"]])
+  func userDefaultsModelDemoReadsBackOnItsSecondRunWhatTheFirstChanged(
+    _ arguments: [String]
+  ) throws {
     let config = try TemporaryDirectory()
     let environment = ["XDG_CONFIG_HOME": config.url.path]
-    let arguments = ["--suite", "TypedDefaultsTests.demo"]
     let first = try runProduct("UserDefaultsModelDemo", arguments, environment: environment)
     #expect(first.status == 0, "\(first.standardError)")
     #expect(first.standardOutput.contains("FIRST RUN"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTesting
 
 @testable import TypedDefaults
 
@@ -14,14 +15,20 @@ import Testing
 /// or left broken, and sharing the suite with raw `UserDefaults` in the same process.
 @Suite struct UserDefaultsDurabilityTests {
   #if !canImport(Darwin)
-    /// A fresh config folder and suite name for child processes.
+    /// A fresh config folder and suite name for child processes: a named suite, or the
+    /// standard defaults (`UserDefaultsBackend.standard`, whose file is the process's name).
     struct Place {
       let directory: TemporaryDirectory
-      let suite = "TypedDefaultsTests.durability"
+      let suite: String
       var environment: [String: String] { ["XDG_CONFIG_HOME": directory.url.path] }
-      var file: URL { directory.file("\(suite).plist") }
+      var file: URL {
+        directory.file(suite == "-standard" ? "SettingsProbe.plist" : "\(suite).plist")
+      }
 
-      init() throws { directory = try TemporaryDirectory() }
+      init(standard: Bool = false) throws {
+        directory = try TemporaryDirectory()
+        suite = standard ? "-standard" : "TypedDefaultsTests.durability"
+      }
 
       func probe(_ arguments: [String]) -> Process {
         let process = Process()
@@ -57,11 +64,17 @@ import Testing
       return String(decoding: buffer, as: UTF8.self).split(separator: "\n")
     }
 
-    @Test func aProcessKilledAtRandomMomentsWhileSavingLeavesACompleteSavedState() throws {
+    /// Every durability check runs on a named suite and on the standard defaults.
+    static let domains = [false, true]
+
+    @Test(arguments: domains)
+    func aProcessKilledAtRandomMomentsWhileSavingLeavesACompleteSavedState(
+      standard: Bool
+    ) throws {
       let environment = ProcessInfo.processInfo.environment
       let rounds = max(100, environment["TYPEDDEFAULTS_FAULT_ROUNDS"].flatMap { Int($0) } ?? 100)
       var random = StoreFaultTests.SeededGenerator(state: 20_261_202)
-      let place = try Place()
+      let place = try Place(standard: standard)
       var onDisk: Int64 = 0
       for round in 0..<rounds {
         let lines = try Self.killed(
@@ -84,8 +97,9 @@ import Testing
       }
     }
 
-    @Test func anImportKilledMidwayLeavesTheStateBeforeOrAfterIt() throws {
-      let place = try Place()
+    @Test(arguments: domains)
+    func anImportKilledMidwayLeavesTheStateBeforeOrAfterIt(standard: Bool) throws {
+      let place = try Place(standard: standard)
       var random = StoreFaultTests.SeededGenerator(state: 7)
       for round in 0..<12 {
         let lines = try Self.killed(
@@ -102,9 +116,9 @@ import Testing
       }
     }
 
-    @Test(arguments: [2, 4, 8])
-    func processesWritingDisjointKeysToOneSuiteLoseNone(_ count: Int) throws {
-      let place = try Place()
+    @Test(arguments: [2, 4, 8], domains)
+    func processesWritingDisjointKeysToOneSuiteLoseNone(_ count: Int, standard: Bool) throws {
+      let place = try Place(standard: standard)
       let keysEach = 40
       let processes = (0..<count).map { place.probe(["ud-write-keys", "p\($0)", "\(keysEach)"]) }
       for process in processes { try process.run() }
@@ -119,8 +133,9 @@ import Testing
       #expect(try place.saved() == expected)
     }
 
-    @Test func fourProcessesIncrementingOneKeyCountExactly() throws {
-      let place = try Place()
+    @Test(arguments: domains)
+    func fourProcessesIncrementingOneKeyCountExactly(standard: Bool) throws {
+      let place = try Place(standard: standard)
       let processes = (0..<4).map { _ in place.probe(["ud-increment", "count", "25"]) }
       for process in processes { try process.run() }
       for process in processes {
@@ -128,6 +143,127 @@ import Testing
         #expect(process.terminationStatus == 0)
       }
       #expect(try place.saved() == ["count": 100])
+    }
+
+    /// The standard defaults were never saved on Linux: the exit's take-in compared the
+    /// backend's writes with the wrong copy of the domain (corelibs' one under the process name,
+    /// always empty) and took every write for a removal by other code.
+    @Test func standardDomainWritesSurviveARelaunch() throws {
+      let place = try Place(standard: true)
+      var counts: [String] = []
+      for _ in 0..<3 {
+        let run = try runProduct(
+          "SettingsProbe", ["userdefaults", "-standard", "ud-count-launch", "launches"],
+          environment: place.environment)
+        #expect(run.status == 0, "\(run.standardError)")
+        counts.append(run.standardOutput)
+      }
+      #expect(counts == ["0\n", "1\n", "2\n"])
+      #expect(try place.saved() == ["launches": 3])
+      // And plain UserDefaults.standard in a new process reads it.
+      let raw = try runProduct(
+        "SettingsProbe", ["raw", "-standard", "raw-get", "launches"],
+        environment: place.environment)
+      #expect(raw.standardOutput == "3\n")
+    }
+
+    /// In a fresh home `~/.config` doesn't exist yet: every save failed "the folder does not
+    /// exist", and the values were lost at exit. Corelibs creates the folder, owner-only.
+    @Test(arguments: domains)
+    func aSuiteSavesInAFreshHomeWithNoConfigFolder(standard: Bool) throws {
+      let home = try TemporaryDirectory()
+      // An empty XDG_CONFIG_HOME is not absolute: corelibs and the backend use $HOME/.config.
+      let environment = ["HOME": home.url.path, "XDG_CONFIG_HOME": ""]
+      let suite = standard ? "-standard" : "TypedDefaultsTests.freshHome"
+      let write = try runProduct(
+        "SettingsProbe", ["userdefaults", suite, "set", "k", "int:5"], environment: environment)
+      #expect(write.status == 0, "\(write.standardError)")
+      #expect(write.standardError.isEmpty)
+      let folder = home.url.appendingPathComponent(".config")
+      let name = standard ? "SettingsProbe.plist" : "\(suite).plist"
+      #expect(
+        try PropertyListFile(url: folder.appendingPathComponent(name)).readDictionary()
+          == ["k": 5])
+      let attributes = try FileManager.default.attributesOfItem(atPath: folder.path)
+      #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+      let read = try runProduct(
+        "SettingsProbe", ["raw", suite, "raw-get", "k"], environment: environment)
+      #expect(read.standardOutput == "5\n")
+    }
+
+    /// The conformance suite on `UserDefaultsBackend.standard`, which is process-wide: run in a
+    /// child process with its own XDG_CONFIG_HOME (see Tests/SettingsProbe/ConformanceModes).
+    @Test func theStandardDomainMeetsTheBackendContract() throws {
+      let place = try Place(standard: true)
+      let run = try runProduct(
+        "SettingsProbe", ["conformance", "-standard"], environment: place.environment)
+      #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+      #expect(run.standardOutput == "passed \(BackendConformance.checks.count) checks\n")
+    }
+
+    /// A probe process driven line by line (`ud-script`): a process that stays open on the
+    /// suite while others save it.
+    final class Script {
+      let process: Process
+      let input = Pipe()
+      let output = Pipe()
+      private var buffer = Data()
+
+      init(_ place: Place) throws {
+        process = place.probe(["ud-script", "go"])
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+      }
+
+      /// Sends one command and returns the line it answers.
+      @discardableResult
+      func send(_ command: String) throws -> String {
+        try input.fileHandleForWriting.write(contentsOf: Data("\(command)\n".utf8))
+        while !buffer.contains(UInt8(ascii: "\n")) {
+          let chunk = output.fileHandleForReading.availableData
+          if chunk.isEmpty { return "<no answer>" }
+          buffer.append(chunk)
+        }
+        let end = try #require(buffer.firstIndex(of: UInt8(ascii: "\n")))
+        let line = String(decoding: buffer[..<end], as: UTF8.self)
+        buffer.removeSubrange(...end)
+        return line
+      }
+
+      /// Closes its input, so that it returns from `main` (a normal exit), and waits for it.
+      func exit() throws -> Int32 {
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationStatus
+      }
+    }
+
+    /// corelibs keeps the copy of the suite it loaded first and never refreshes it; the take-in
+    /// of raw `UserDefaults` writes took that stale copy for this process's writes and saved
+    /// `k = 1` over the newer `k = 2`, at exit or at `synchronize()`.
+    @Test(arguments: ["exit", "synchronize"])
+    func aNormalExitOrSynchronizeNeverWritesBackAnotherProcesssOldValue(_ ending: String) throws {
+      let place = try Place()
+      let b = try Script(place)
+      let first = try runProduct(
+        "SettingsProbe", ["userdefaults", place.suite, "set", "k", "int:1"],
+        environment: place.environment)
+      #expect(first.status == 0, "\(first.standardError)")
+      #expect(try b.send("set b int:7") == "ok")
+      #expect(try b.send("save") == "ok")
+      let second = try runProduct(
+        "SettingsProbe", ["userdefaults", place.suite, "set", "k", "int:2"],
+        environment: place.environment)
+      #expect(second.status == 0, "\(second.standardError)")
+      #expect(try b.send("save") == "ok")
+      #expect(try b.send("get k") == "2")
+      if ending == "synchronize" {
+        #expect(try b.send("synchronize") == "ok")
+        #expect(try b.send("get k") == "2")
+      }
+      #expect(try b.exit() == 0)
+      #expect(try place.saved() == ["k": 2, "b": 7])
     }
 
     @Test func aSuiteFileWrittenByCorelibsIsReadMergedAndSavedBinary() throws {
@@ -257,23 +393,43 @@ import Testing
       #expect(backend.value(forKey: "kept") == "here")
     }
 
-    @Test func aWriteIsReadByRawUserDefaultsAtOnceAndARawWriteAtTheNextSynchronize() throws {
+    @Test func aWriteIsReadByRawUserDefaultsAtOnce() throws {
       let suite = TemporarySuite()
-      let backend = suite.backend
-      try backend.setValue("through the backend", forKey: "a")
+      try suite.backend.setValue("through the backend", forKey: "a")
       let raw = try #require(UserDefaults(suiteName: suite.name))
       #expect(raw.string(forKey: "a") == "through the backend")
+    }
 
-      // A raw write of a key the backend lacks reads at once; of a key it holds, once taken in.
+    /// Raw `UserDefaults` writes and removals in the same process were seen only after
+    /// `reload()` or `synchronize()` for a key the backend held; on Apple platforms the same
+    /// code sees them at once, and now on Linux too, by every read, `hasStoredValue` included.
+    @Test func rawUserDefaultsWritesAndRemovalsInTheSameProcessAreSeenAtOnce() async throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      let raw = try #require(UserDefaults(suiteName: suite.name))
+      struct Counter: SettingsGroup { @Setting var count = 0 }
+      let counter = Counter(backend: backend)
+      let received = Received<SettingsChange>()
+      let token = backend.observeAllKeys { received.append($0) }
+      defer { token.cancel() }
+
+      counter.count = 2
+      raw.removeObject(forKey: "count")
+      #expect(counter.count == 0)
+      #expect(!counter.$count.hasStoredValue)
+      raw.set(5, forKey: "count")
+      #expect(counter.count == 5)
       raw.set("raw new", forKey: "b")
-      raw.set("raw changed", forKey: "a")
       #expect(backend.value(forKey: "b") == "raw new")
-      #expect(backend.value(forKey: "a") == "through the backend")
-      #expect(backend.synchronize())
-      #expect(backend.value(forKey: "a") == "raw changed")
-      #expect(backend.dictionaryRepresentation() == ["a": "raw changed", "b": "raw new"])
-      #expect(
-        try Self.saved(suite.fileURL) == backend.dictionaryRepresentation())
+      #expect(backend.dictionaryRepresentation() == ["count": 5, "b": "raw new"])
+      // Taken in as this process's changes: saved like any write, and observed.
+      #expect(backend.hasUnsavedChanges)
+      try backend.save()
+      #expect(try Self.saved(suite.fileURL) == ["count": 5, "b": "raw new"])
+      _ = await eventually("the raw changes are observed") {
+        received.all.contains(SettingsChange(key: "count", newValue: 5))
+          && received.all.contains(SettingsChange(key: "b", newValue: "raw new"))
+      }
     }
 
     @Test func anotherProcesssSaveReachesThisProcesssObserversWhenTheBackendTakesItIn() throws {
@@ -302,6 +458,48 @@ import Testing
       #expect(
         try Self.saved(suite.fileURL)
           == ["one": 1, "two": 2, "three": 3, "four": 4])
+    }
+
+    /// A 10 MB non-ASCII string (20 MB as UTF-16 in a binary file) used to be accepted, after
+    /// which every save of the suite threw `fileTooLarge`, for ever. The suite file follows the
+    /// layered store's rule now: refused when written, naming the key.
+    @Test func aValueNoSaveCouldWriteIsRefusedWhenSetAndLaterChangesOfTheSuiteStillSave() throws {
+      let suite = TemporarySuite()
+      let huge = String(repeating: "é", count: 10_000_000)
+      let error = #expect(throws: SettingsError.self) {
+        try suite.backend.setValue(.string(huge), forKey: "huge")
+      }
+      #expect(error?.code == .fileTooLarge)
+      #expect(error?.key == "huge")
+      #expect(error?.description.contains("'huge'") == true)
+      let wasStored = suite.backend.value(forKey: "huge") != nil
+      #expect(!wasStored)
+      try suite.backend.setValue("small", forKey: "other")
+      try suite.backend.save()
+      #expect(try Self.saved(suite.fileURL) == ["other": "small"])
+      // Through update(forKey:) too, which computes the value under the file lock.
+      #expect(throws: SettingsError.self) {
+        try suite.backend.update(forKey: "huge") { _ in .string(huge) }
+      }
+      #expect(try Self.saved(suite.fileURL) == ["other": "small"])
+    }
+
+    /// An import that would make the file too large names the key whose value does it, on the
+    /// suite file and on `data.plist` alike.
+    @Test func anImportTooLargeToSaveNamesTheKeyWhoseValueMakesItTooLarge() throws {
+      let values: [String: PropertyListValue] = [
+        "a": 1, "b": "small", "huge": .data(Data(count: 17_000_000)),
+      ]
+      let suite = TemporarySuite()
+      let directory = try TemporaryDirectory()
+      let store = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
+      for backend in [suite.backend, store] as [any SettingsBackend] {
+        let error = #expect(throws: SettingsError.self) { try backend.setValues(values) }
+        #expect(error?.code == .fileTooLarge, "\(backend.name)")
+        #expect(error?.key == "huge", "\(backend.name)")
+        #expect(error?.description.contains("'huge'") == true, "\(backend.name)")
+        #expect(backend.dictionaryRepresentation().isEmpty, "\(backend.name)")
+      }
     }
 
     @Test func aFractionalDateRoundTripsExactlyThroughTheBinaryFile() throws {

@@ -35,9 +35,9 @@ struct Figures {
   }
 
   /// A `@Setting` Int read on `UserDefaultsBackend` against `UserDefaults.object(forKey:)`:
-  /// with `writtenByBackend`, of a key the backend wrote (the usual case, answered from the
-  /// backend's own state on Linux); otherwise of a key only raw `UserDefaults` holds (the
-  /// backend looks in its state, then asks `UserDefaults`).
+  /// with `writtenByBackend`, of a key the backend wrote (the usual case); otherwise of a key
+  /// only raw `UserDefaults` wrote (taken in at the first read). On Linux every read asks
+  /// `object(forKey:)` too, to see raw writes in the process at once, and compares.
   func settingIntReadUserDefaults(writtenByBackend: Bool) throws -> Figure {
     let suite = "TypedDefaultsBenchmarks.read.\(ProcessInfo.processInfo.processIdentifier)"
     let backend = UserDefaultsBackend(suiteName: suite)
@@ -62,7 +62,7 @@ struct Figures {
       name: writtenByBackend
         ? "@Setting Int read, UserDefaultsBackend"
         : "@Setting Int read, UserDefaultsBackend, a key only raw UserDefaults wrote",
-      ours: ours, baseline: raw, target: writtenByBackend ? 1.1 : nil, unit: "ns")
+      ours: ours, baseline: raw, target: writtenByBackend ? 1.4 : nil, unit: "ns")
   }
 
   func settingStringWriteUserDefaults() -> Figure {

@@ -80,6 +80,15 @@ public final class ScopedBackend: SettingsBackend {
     base.value(forKey: prefix + key)
   }
 
+  /// Returns the base's stored value for the prefixed key
+  /// (``SettingsBackend/storedValue(forKey:)``).
+  ///
+  /// - Parameter key: A key of the view.
+  /// - Returns: The stored value, or `nil` if the base stores none.
+  public func storedValue(forKey key: String) -> PropertyListValue? {
+    base.storedValue(forKey: prefix + key)
+  }
+
   /// Stores a value under the prefixed key in the base.
   ///
   /// - Parameters:

@@ -52,6 +52,19 @@ public protocol SettingsBackend: AnyObject, Sendable {
   /// - Returns: The value, or `nil` if the key has no value.
   func value(forKey key: String) -> PropertyListValue?
 
+  /// Returns the value the backend itself stores for a key: what ``value(forKey:)`` returns,
+  /// without what the backend only reads from elsewhere. For ``UserDefaultsBackend``, the
+  /// suite's own (persistent) value, without launch arguments (`-key value`) and registration
+  /// defaults. What ``Setting/hasStoredValue``, snapshots and exports count as stored, so that an
+  /// export never carries a launch argument or a registered default into another store.
+  ///
+  /// The default implementation returns ``value(forKey:)``: a backend with one source of values
+  /// needs nothing more.
+  ///
+  /// - Parameter key: The key to look up.
+  /// - Returns: The stored value, or `nil` if the backend stores none for the key.
+  func storedValue(forKey key: String) -> PropertyListValue?
+
   /// Stores a value for a key, or removes the key when `value` is `nil`.
   ///
   /// - Parameters:
@@ -85,6 +98,14 @@ public protocol SettingsBackend: AnyObject, Sendable {
 }
 
 extension SettingsBackend {
+  /// Returns ``value(forKey:)``: every value of a backend with one source of values is stored.
+  ///
+  /// - Parameter key: The key to look up.
+  /// - Returns: The value, or `nil` if the key has no value.
+  public func storedValue(forKey key: String) -> PropertyListValue? {
+    value(forKey: key)
+  }
+
   /// Calls ``setValue(_:forKey:)`` for each key, in key order; stops at the first error.
   ///
   /// - Parameter values: The keys and values to store.

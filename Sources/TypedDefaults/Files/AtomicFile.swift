@@ -120,6 +120,26 @@ enum AtomicFile {
     return version
   }
 
+  /// Creates the folder `url`'s file goes in, and any missing folder above it, readable and
+  /// writable by its owner only (0700), as corelibs does for `~/.config`; does nothing if the
+  /// folder exists.
+  ///
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the file and why the folder can't
+  ///   be created.
+  static func createMissingFolder(of url: URL) throws(SettingsError) {
+    let folder = resolvedTarget(of: url).deletingLastPathComponent()
+    guard case .missing = POSIX.kind(ofFileAt: folder.path) else { return }
+    do {
+      try FileManager.default.createDirectory(
+        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw SettingsError(
+        .fileNotWritable, path: url.path,
+        reason: "The folder '\(folder.path)' does not exist and can't be created: "
+          + PropertyListFile.describe(error))
+    }
+  }
+
   /// Why a file can't be created in `folder`, when the folder itself is the problem: Foundation
   /// and POSIX report a missing folder as a missing file.
   private static func folderProblem(_ folder: URL) -> String? {

@@ -129,3 +129,117 @@ enum EncodedSizeBound {
     }
   }
 }
+
+/// The one rule for the size of every file the library saves (a layered store's `data.plist`, a
+/// `UserDefaultsBackend` suite file on Linux): a write is refused when it is made if the file
+/// holding it could be larger than the file's limit, so that no value is accepted that no later
+/// save could write (which would fail every save of the file from then on).
+///
+/// Keeps an upper bound per key (``EncodedSizeBound``), computed once at the first check (or
+/// given by the file's read) and kept up to date as values change, so a check costs the written
+/// values only. Not thread-safe: it lives in its store's locked state.
+struct EncodedSizeBudget {
+  /// The format the file is saved in.
+  let format: PropertyListFile.Format
+  /// The largest file the store writes and reads, in bytes.
+  let limit: Int
+  /// Each key's bound; `nil` until known.
+  private var bounds: [String: Int]?
+  /// The sum of ``bounds`` and the empty file's bound.
+  private var total = 0
+
+  /// - Parameters:
+  ///   - format: The format the file is saved in.
+  ///   - limit: The largest file, in bytes.
+  ///   - bounds: Each key's bound if already computed (by the file's read), else `nil`.
+  init(format: PropertyListFile.Format, limit: Int, bounds: [String: Int]? = nil) {
+    self.format = format
+    self.limit = limit
+    if let bounds {
+      self.bounds = bounds
+      total = bounds.values.reduce(EncodedSizeBound.emptyFile(format: format), +)
+    }
+  }
+
+  private func bound(_ key: String, _ value: PropertyListValue) -> Int {
+    EncodedSizeBound.entry(key: key, value: value, format: format, limit: limit)
+  }
+
+  /// Whether the bounds are known; if not, ``measure(_:)`` must be called before a check.
+  var isMeasured: Bool { bounds != nil }
+
+  /// Computes the bounds of the file's contents as the store wants them.
+  mutating func measure(_ contents: [String: PropertyListValue]) {
+    var computed: [String: Int] = [:]
+    for (key, value) in contents { computed[key] = bound(key, value) }
+    self = EncodedSizeBudget(format: format, limit: limit, bounds: computed)
+  }
+
+  /// Throws if the file holding its contents with `writes` applied (`nil`: removed) could be
+  /// larger than the limit. ``isMeasured`` must be `true`.
+  ///
+  /// - Parameters:
+  ///   - writes: The keys and values about to be stored.
+  ///   - path: The file, for the error.
+  /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and the key whose value makes
+  ///   it too large (of several, the largest).
+  func check(
+    after writes: some Sequence<(key: String, value: PropertyListValue?)>, path: String
+  ) throws(SettingsError) {
+    precondition(isMeasured, "EncodedSizeBudget.check(after:path:) before measure(_:)")
+    var after = total
+    var largest: (key: String, size: Int)?
+    for (key, value) in writes {
+      after -= bounds?[key] ?? 0
+      guard let value else { continue }
+      let size = bound(key, value)
+      after += size
+      if size > largest?.size ?? -1 { largest = (key, size) }
+    }
+    guard after > limit else { return }
+    throw tooLarge(after, key: largest?.key, path: path)
+  }
+
+  /// Throws if a file holding exactly `contents` could be larger than the limit: for an update
+  /// that computes the whole contents under the file lock.
+  ///
+  /// - Parameters:
+  ///   - contents: The file's contents.
+  ///   - changed: The keys the caller changed, the largest of which the error names.
+  ///   - path: The file, for the error.
+  /// - Throws: ``SettingsError/Code/fileTooLarge``, as ``check(after:path:)`` does.
+  func check(
+    contents: [String: PropertyListValue], changed: Set<String>, path: String
+  ) throws(SettingsError) {
+    var total = EncodedSizeBound.emptyFile(format: format)
+    var largest: (key: String, size: Int)?
+    for (key, value) in contents {
+      let size = bound(key, value)
+      total += size
+      if changed.contains(key), size > largest?.size ?? -1 { largest = (key, size) }
+    }
+    guard total > limit else { return }
+    throw tooLarge(total, key: largest?.key, path: path)
+  }
+
+  private func tooLarge(_ size: Int, key: String?, path: String) -> SettingsError {
+    SettingsError(
+      .fileTooLarge, path: path, key: key,
+      reason: "Storing " + (key.map { "the value of '\($0)'" } ?? "these values")
+        + " could make the file \(size) bytes, over the limit of \(limit) that the store "
+        + "writes and reads back; nothing was changed")
+  }
+
+  /// Brings the bounds up to date after the file's value for `key` changed to `value`.
+  mutating func valueChanged(forKey key: String, to value: PropertyListValue?) {
+    guard bounds != nil else { return }
+    total -= bounds?[key] ?? 0
+    if let value {
+      let size = bound(key, value)
+      bounds?[key] = size
+      total += size
+    } else {
+      bounds?[key] = nil
+    }
+  }
+}

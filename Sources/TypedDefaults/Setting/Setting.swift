@@ -163,10 +163,12 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// - Precondition: The setting is attached to a backend (see ``Setting``).
   public var backend: any SettingsBackend { storage.boundBackend }
 
-  /// The value the backend holds for ``key``, unconverted; `nil` if it holds none.
+  /// The value the backend stores for ``key``, unconverted; `nil` if it stores none. A launch
+  /// argument or registration default a `UserDefaultsBackend` reads is not stored (see
+  /// ``SettingsBackend/storedValue(forKey:)``).
   public var storedValue: PropertyListValue? { storage.storedValue }
 
-  /// Whether the backend holds a value for ``key`` (a value of the wrong type counts).
+  /// Whether the backend stores a value for ``key`` (a value of the wrong type counts).
   public var hasStoredValue: Bool { storedValue != nil }
 
   /// Stores a value, reporting failure by throwing instead of through diagnostics.

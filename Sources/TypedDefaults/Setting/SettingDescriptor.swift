@@ -46,7 +46,8 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
   /// The default value as a property list; `nil` for an optional setting whose default is `nil`.
   public var defaultValue: PropertyListValue? { setting.defaultPropertyListValue }
 
-  /// What the backend holds for the key now, unconverted; `nil` if nothing is stored.
+  /// What the backend stores for the key now, unconverted; `nil` if nothing is stored
+  /// (``SettingsBackend/storedValue(forKey:)``).
   public var storedValue: PropertyListValue? { setting.storedPropertyListValue }
 
   /// Whether the backend holds a value for the key now.

@@ -80,12 +80,13 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   // MARK: - Reading and writing
 
-  /// What the backend holds for the key, through the key's cell where there is one.
+  /// What the backend stores for the key (``SettingsBackend/storedValue(forKey:)``), through
+  /// the key's cell where there is one.
   @inlinable
   final var storedValue: PropertyListValue? {
-    if let override = overridingBackend { return override.value(forKey: targetKey) }
+    if let override = overridingBackend { return override.storedValue(forKey: targetKey) }
     if let cellBackend, let cell { return cellBackend.value(in: cell) }
-    return boundTarget.value(forKey: targetKey)
+    return boundTarget.storedValue(forKey: targetKey)
   }
 
   /// The setting's value: the stored value read as `Value`, or the default when nothing is stored

@@ -30,7 +30,7 @@ extension LayeredPlistStore {
       let removed = replacingPrevious ? previous.subtracting(storable.keys) : []
       try state.checkFileSize(
         after: storable.map { ($0.key, $0.value) } + removed.map { ($0, nil) },
-        limit: options.maximumFileSize, path: persistentFile.url.path)
+        path: persistentFile.url.path)
       var changed = false
       if replacingPrevious {
         for key in previous.subtracting(storable.keys) {

@@ -37,16 +37,9 @@ extension LayeredPlistStore {
     /// When a save last removed stale temporary files (`DispatchTime` uptime, nanoseconds).
     var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
 
-    /// The format `data.plist` is saved in, for ``sizeBounds``.
-    let fileFormat: PropertyListFile.Format
-    /// The largest file the store writes and reads, in bytes.
-    let sizeLimit: Int
-    /// For each key of `data.plist` as this process wants it, an upper bound of its share of the
-    /// encoded file (``EncodedSizeBound``); computed when the file is read (or at the first
-    /// write), then kept up to date.
-    var sizeBounds: [String: Int]?
-    /// The sum of ``sizeBounds`` and the empty file's bound.
-    var totalSizeBound = 0
+    /// The size rule for `data.plist` (``EncodedSizeBudget``): its bounds are computed when the
+    /// file is read (or at the first write), then kept up to date.
+    var sizeBudget: EncodedSizeBudget
 
     init(
       layers: [[String: PropertyListValue]], diskVersion: FileVersion?,
@@ -54,12 +47,7 @@ extension LayeredPlistStore {
     ) {
       self.layers = layers
       self.diskVersion = diskVersion
-      self.fileFormat = fileFormat
-      self.sizeLimit = sizeLimit
-      if let sizeBounds {
-        self.sizeBounds = sizeBounds
-        totalSizeBound = sizeBounds.values.reduce(EncodedSizeBound.emptyFile(format: fileFormat), +)
-      }
+      sizeBudget = EncodedSizeBudget(format: fileFormat, limit: sizeLimit, bounds: sizeBounds)
       // Start from the lowest non-empty layer with `mapValues`, which reuses its hash table
       // (opening a store with one big file then costs no rehashing), and let the layers above
       // override it.
@@ -117,51 +105,19 @@ extension LayeredPlistStore {
     }
 
     /// Throws if `data.plist` holding these values for these keys (`nil`: removed) could be
-    /// larger than `limit` bytes, so that no write is accepted that no save could write.
+    /// larger than its limit, so that no write is accepted that no save could write.
     ///
-    /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and, for one key, the key.
+    /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and the key.
     mutating func checkFileSize(
-      after writes: [(key: String, value: PropertyListValue?)], limit: Int, path: String
+      after writes: [(key: String, value: PropertyListValue?)], path: String
     ) throws(SettingsError) {
-      if sizeBounds == nil {
-        var bounds: [String: Int] = [:]
-        var total = EncodedSizeBound.emptyFile(format: fileFormat)
-        for (key, value) in fileContents() {
-          let bound = EncodedSizeBound.entry(
-            key: key, value: value, format: fileFormat, limit: sizeLimit)
-          bounds[key] = bound
-          total += bound
-        }
-        sizeBounds = bounds
-        totalSizeBound = total
-      }
-      var total = totalSizeBound
-      for (key, value) in writes {
-        total -= sizeBounds?[key] ?? 0
-        if let value {
-          total += EncodedSizeBound.entry(
-            key: key, value: value, format: fileFormat, limit: sizeLimit)
-        }
-      }
-      guard total > limit else { return }
-      throw SettingsError(
-        .fileTooLarge, path: path, key: writes.count == 1 ? writes[0].key : nil,
-        reason: "Storing it could make the file \(total) bytes, over the limit of \(limit) "
-          + "that the store writes and reads back; nothing was changed")
+      if !sizeBudget.isMeasured { sizeBudget.measure(fileContents()) }
+      try sizeBudget.check(after: writes, path: path)
     }
 
-    /// Brings ``sizeBounds`` up to date after the file's value for `key` changed.
+    /// Brings the size bounds up to date after the file's value for `key` changed.
     mutating func fileValueChanged(forKey key: String) {
-      guard sizeBounds != nil else { return }
-      totalSizeBound -= sizeBounds?[key] ?? 0
-      if let value = fileValue(forKey: key) {
-        let bound = EncodedSizeBound.entry(
-          key: key, value: value, format: fileFormat, limit: sizeLimit)
-        sizeBounds?[key] = bound
-        totalSizeBound += bound
-      } else {
-        sizeBounds?[key] = nil
-      }
+      sizeBudget.valueChanged(forKey: key, to: fileValue(forKey: key))
     }
 
     mutating func markDirty(_ key: String) {

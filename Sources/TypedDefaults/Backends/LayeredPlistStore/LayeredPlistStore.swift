@@ -359,7 +359,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     let value = try storable(value, forKey: key, in: .persistent)
     let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
-        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+        after: [(key, value)], path: persistentFile.url.path)
       return state.writePersistent(value, forKey: key)
     }
     if changed { fileDidChange() }
@@ -408,7 +408,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     }
     let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
-        after: storable.map { ($0.0, $0.1) }, limit: options.maximumFileSize,
+        after: storable.map { ($0.0, $0.1) },
         path: persistentFile.url.path)
       return storable.reduce(false) { changed, entry in
         state.writePersistent(entry.1, forKey: entry.0) || changed
@@ -444,7 +444,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     let value = try storable(value, forKey: key, in: .persistent)
     try state.withLock { state throws(SettingsError) in
       try state.checkFileSize(
-        after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
+        after: [(key, value)], path: persistentFile.url.path)
       state.writeNextLaunch(value, forKey: key)
     }
     fileDidChange()

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ``UserDefaultsBackend`` is one (`UserDefaults.register(defaults:)`). A model's
 /// ``SettingsContainer/registerDefaults()`` puts its defaults there. Registered defaults are not
-/// stored values: ``SettingsBackend/value(forKey:)`` doesn't return them, so
+/// stored values: ``SettingsBackend/storedValue(forKey:)`` doesn't return them, so
 /// ``Setting/hasStoredValue``, snapshots and exports never count them.
 public protocol RegistrationDomainBackend: SettingsBackend {
   /// Adds defaults to the backend's registration domain, replacing earlier registrations of the
@@ -26,28 +26,28 @@ extension UserDefaultsBackend: RegistrationDomainBackend {
   /// server is a real value: store it). On Linux, Foundation's registration is process-wide:
   /// every suite of the process sees it.
   ///
-  /// Registered values are never stored values here: ``value(forKey:)`` returns `nil` for a key
-  /// whose only value is the one registered through this method (by any backend of the
-  /// process), so ``Setting/hasStoredValue`` stays `false` and the setting reads its declared
-  /// default; ``dictionaryRepresentation()`` never lists them. Values other code registers
-  /// directly with `UserDefaults.register(defaults:)` are not known to the library, and read as
-  /// `object(forKey:)` returns them. On Apple platforms, where `object(forKey:)` doesn't say
-  /// which domain answered, a stored value equal to the registered one also reads as `nil`
-  /// through ``value(forKey:)`` (its setting reads the same value either way).
+  /// Registered values are read but never stored: ``value(forKey:)`` returns a key's registered
+  /// value when the suite stores none, as `object(forKey:)` does, while
+  /// ``storedValue(forKey:)`` never does, so ``Setting/hasStoredValue`` stays `false`, snapshots
+  /// and exports leave them out, and ``dictionaryRepresentation()`` never lists them. The same
+  /// holds for values other code registers directly with `UserDefaults.register(defaults:)`;
+  /// such a registration sends no change event (Foundation tells no one of it), and on Linux
+  /// it is read from the first read of its key after it.
   ///
   /// - Parameter defaults: The values, by key.
   ///
   /// Thread-safe.
   public func register(defaults: [String: PropertyListValue]) {
-    Self.registeredDefaults.withLock { $0.merge(defaults) { $1 } }
+    #if !canImport(Darwin)
+      Self.registeredDefaults.withLock { $0.merge(defaults) { $1 } }
+    #endif
     userDefaults.register(defaults: defaults.mapValues(FoundationBridge.object(from:)))
   }
 
-  /// Every value registered through ``register(defaults:)`` in this process, by key.
-  static let registeredDefaults = Locked<[String: PropertyListValue]>([:])
-
-  /// Whether `value` is what ``register(defaults:)`` registered for `key`.
-  static func isRegistered(_ value: PropertyListValue, forKey key: String) -> Bool {
-    registeredDefaults.withLock { !$0.isEmpty && $0[key] == value }
-  }
+  #if !canImport(Darwin)
+    /// Every value registered through ``register(defaults:)`` in this process, by key: what
+    /// `object(forKey:)` may answer for a key the suite doesn't store without that being a raw
+    /// write (see `SuiteFile.lookUp(_:)`).
+    static let registeredDefaults = Locked<[String: PropertyListValue]>([:])
+  #endif
 }

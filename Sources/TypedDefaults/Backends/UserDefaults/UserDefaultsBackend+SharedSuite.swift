@@ -16,12 +16,20 @@ extension UserDefaultsBackend {
       let members: Members
     #endif
 
-    init(userDefaults: UserDefaults, domainName: String, name: String, flushDelay: Double) {
+    /// - Parameters:
+    ///   - domainName: The domain's name, which names its file on Linux.
+    ///   - persistentDomainName: The name `UserDefaults.persistentDomain(forName:)` answers the
+    ///     domain under (on Linux, see `UserDefaultsBackend.standardPersistentDomainName`).
+    init(
+      userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
+      flushDelay: Double
+    ) {
       #if !canImport(Darwin)
         let members = Members()
         self.members = members
         file = SuiteFile(
-          userDefaults: userDefaults, domainName: domainName, name: name, flushDelay: flushDelay,
+          userDefaults: userDefaults, domainName: domainName,
+          persistentDomainName: persistentDomainName, name: name, flushDelay: flushDelay,
           changesTakenIn: { keys in members.publish(keys) })
       #endif
     }

@@ -29,6 +29,14 @@
       var flushScheduled = false
       var lastChange = DispatchTime.now()
       var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
+      /// The size rule every file the library saves follows (``EncodedSizeBudget``).
+      var sizeBudget: EncodedSizeBudget
+
+      /// Sets a key's value (`nil`: removed), keeping the size bounds up to date.
+      mutating func store(_ value: PropertyListValue?, forKey key: String) {
+        values[key] = value
+        sizeBudget.valueChanged(forKey: key, to: value)
+      }
 
       mutating func markDirty(_ key: String) {
         changeCount &+= 1
@@ -41,7 +49,7 @@
         var changed: [String: PropertyListValue?] = [:]
         for key in Set(contents.keys).union(values.keys)
         where dirty[key] == nil && values[key] != contents[key] {
-          values[key] = contents[key]
+          store(contents[key], forKey: key)
           changed[key] = .some(contents[key])
         }
         return changed
@@ -50,8 +58,14 @@
 
     /// What this backend knows `UserDefaults` holds for the suite, under `mirrorLock`.
     struct Mirror {
-      /// The value last written into (or seen in) `UserDefaults` per key.
+      /// What corelibs' persistent domain holds per key: what it held when the suite was opened
+      /// (its copy, loaded once, which corelibs never refreshes), then each value the backend
+      /// wrote there or found there. A key whose value in corelibs differs is a raw write.
       var known: [String: PropertyListValue]
+      /// For keys with no persistent value, what `object(forKey:)` was last seen to answer from
+      /// corelibs' registration domain: values other code registered directly with
+      /// `register(defaults:)`, which are not stored values.
+      var registered: [String: PropertyListValue] = [:]
       /// Keys this backend wrote into `UserDefaults`: corelibs holds them as changed, so a later
       /// `synchronize()` by other code writes them; values taken in from other processes for
       /// them are written too, so that such a rewrite writes current values.
@@ -64,6 +78,12 @@
     let file: PropertyListFile
     let userDefaults: UserDefaults
     let domainName: String
+    /// The name `persistentDomain(forName:)` answers the domain under (the suite's name, or for
+    /// the standard defaults `UserDefaultsBackend.standardPersistentDomainName`).
+    let persistentDomainName: String
+    /// The argument domain (`-key value` launch arguments), which overrides the suite's values,
+    /// read once, as corelibs does.
+    let arguments: [String: PropertyListValue]
     let name: String
     let flushDelay: Double
     let state: Locked<State>
@@ -80,11 +100,17 @@
     static let options = LayeredPlistStore.Options(format: .binary, savesAtExit: false)
 
     init(
-      userDefaults: UserDefaults, domainName: String, name: String, flushDelay: Double,
-      changesTakenIn: @escaping @Sendable (Set<String>) -> Void
+      userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
+      flushDelay: Double, changesTakenIn: @escaping @Sendable (Set<String>) -> Void
     ) {
       self.userDefaults = userDefaults
       self.domainName = domainName
+      self.persistentDomainName = persistentDomainName
+      var arguments: [String: PropertyListValue] = [:]
+      for (key, object) in userDefaults.volatileDomain(forName: UserDefaults.argumentDomain) {
+        if let value = try? FoundationBridge.value(from: object) { arguments[key] = value }
+      }
+      self.arguments = arguments
       self.name = name
       self.flushDelay = flushDelay
       self.changesTakenIn = changesTakenIn
@@ -100,8 +126,17 @@
         // that save's failure is reported.
         initial = LayeredPlistStore.PersistentRead()
       }
-      state = Locked(State(values: initial.entries, diskVersion: initial.version))
-      mirror = Mirror(known: initial.entries)
+      let budget = EncodedSizeBudget(
+        format: .binary, limit: file.maximumSize, bounds: initial.sizeBounds)
+      state = Locked(
+        State(values: initial.entries, diskVersion: initial.version, sizeBudget: budget))
+      // corelibs loads the suite at its first use and keeps that copy: what the copy holds (the
+      // file as it was then, maybe older than what other processes saved since, and what this
+      // process wrote into it) is no one's new write, and taking it for one saved old values
+      // over newer ones. Loaded now at the latest, so that what other code writes through
+      // `UserDefaults` from now on is told apart.
+      mirror = Mirror(
+        known: Self.persistentDomain(of: userDefaults, named: persistentDomainName))
       for recovery in leftovers + (initial.recovery.map { [$0] } ?? []) {
         recovery.report(backend: name)
       }
@@ -111,16 +146,114 @@
 
     var values: [String: PropertyListValue] { state.withLock { $0.values } }
 
-    func value(forKey key: String) -> PropertyListValue? {
-      state.withLock { $0.values[key] }
+    /// What the suite holds for a key (its stored value), and else what corelibs' registration
+    /// domain answers for it, after taking in a raw `UserDefaults` write or removal of the key
+    /// made since the backend last looked (see "Sharing the suite" in ``UserDefaultsBackend``):
+    /// what `object(forKey:)` answers is compared with what the backend knows corelibs holds,
+    /// and only a difference costs more than that one lookup.
+    func lookUp(_ key: String) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+      let seen = corelibsValue(forKey: key)
+      let found = state.withLock {
+        state -> (stored: PropertyListValue?, registered: PropertyListValue?)? in
+        mirrorLock.lock()
+        defer { mirrorLock.unlock() }
+        guard isExpected(seen, forKey: key) else { return nil }
+        return answer(forKey: key, seen: seen, in: state)
+      }
+      if let found { return found }
+      return lookUpAfterARawChange(key)
+    }
+
+    /// ``lookUp(_:)``'s answer once `seen` is as expected; `mirrorLock` is held.
+    private func answer(
+      forKey key: String, seen: PropertyListValue?, in state: State
+    ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+      if let stored = state.values[key] { return (stored, nil) }
+      // With no persistent value in corelibs, what it answered came from its registration
+      // domain; with one (a value another process since removed), the registration last seen.
+      if mirror.known[key] == nil, arguments[key] == nil { return (nil, seen) }
+      return (
+        nil,
+        mirror.registered[key] ?? UserDefaultsBackend.registeredDefaults.withLock { $0[key] }
+      )
+    }
+
+    /// What `object(forKey:)` answers for the key (the argument domain, then the persistent
+    /// domain, then the registration domain), converted; `nil` for something that isn't a
+    /// property list.
+    private func corelibsValue(forKey key: String) -> PropertyListValue? {
+      userDefaults.object(forKey: key).flatMap { try? FoundationBridge.value(from: $0) }
+    }
+
+    /// Whether `object(forKey:)` answering `seen` is what the backend knows of: the launch
+    /// argument, else the persistent value it knows, or with none, nothing or a registered
+    /// value. `mirrorLock` is held.
+    private func isExpected(_ seen: PropertyListValue?, forKey key: String) -> Bool {
+      // A launch argument hides the persistent value: a raw write under it is taken in by the
+      // next comparison of the whole domain.
+      if !arguments.isEmpty, let argument = arguments[key] { return Self.same(seen, argument) }
+      if let known = mirror.known[key] { return Self.same(seen, known) }
+      guard let seen else { return true }
+      if let registered = mirror.registered[key], Self.same(seen, registered) { return true }
+      return UserDefaultsBackend.registeredDefaults.withLock { $0[key] }
+        .map { Self.same(seen, $0) } ?? false
+    }
+
+    /// The slow path of ``lookUp(_:)``: `object(forKey:)` answered something unexpected.
+    private func lookUpAfterARawChange(
+      _ key: String
+    ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+      // Looked at again with the backend's own writes into UserDefaults held off: one of them
+      // may have come between the first look and the comparison.
+      mirrorLock.lock()
+      let expected = isExpected(corelibsValue(forKey: key), forKey: key)
+      mirrorLock.unlock()
+      if !expected {
+        // Other code changed the suite, or registered a value: the persistent domain says which.
+        let changed = takeInUserDefaultsWrites()
+        mirrorLock.lock()
+        if mirror.known[key] == nil, arguments[key] == nil {
+          mirror.registered[key] = corelibsValue(forKey: key)
+        }
+        mirrorLock.unlock()
+        if !changed.isEmpty {
+          scheduleFlush()
+          // Published off the reading thread: the reader may hold locks an observer needs.
+          DispatchQueue.global().async { [changesTakenIn] in changesTakenIn(changed) }
+        }
+      }
+      return state.withLock { state in
+        mirrorLock.lock()
+        defer { mirrorLock.unlock() }
+        return answer(forKey: key, seen: corelibsValue(forKey: key), in: state)
+      }
+    }
+
+    /// The suite's persistent domain as corelibs holds it in this process, converted (values
+    /// that aren't property lists left out): a copy of the whole domain.
+    static func persistentDomain(
+      of userDefaults: UserDefaults, named name: String
+    ) -> [String: PropertyListValue] {
+      let domain = userDefaults.persistentDomain(forName: name) ?? [:]
+      var current: [String: PropertyListValue] = [:]
+      current.reserveCapacity(domain.count)
+      for (key, object) in domain {
+        if let value = try? FoundationBridge.value(from: object) { current[key] = value }
+      }
+      return current
     }
 
     /// Stores checked values (`nil`: removed) and writes them into `UserDefaults`.
-    func write(_ writes: [String: PropertyListValue?]) {
+    ///
+    /// - Throws: ``SettingsError/Code/fileTooLarge`` if the file could no longer be saved with
+    ///   them; nothing is changed then.
+    func write(_ writes: [String: PropertyListValue?]) throws(SettingsError) {
       let objects = writes.mapValues { $0.map(FoundationBridge.object(from:)) }
-      let pushes = state.withLock { state -> [(String, PropertyListValue?, Any?)] in
+      let pushes = try state.withLock {
+        state throws(SettingsError) -> [(String, PropertyListValue?, Any?)] in
+        try checkSize(of: writes.map { ($0.key, $0.value) }, in: &state)
         for (key, value) in writes {
-          state.values[key] = value
+          state.store(value, forKey: key)
           state.markDirty(key)
         }
         mirrorLock.lock()
@@ -131,15 +264,34 @@
     }
 
     /// Stores checked values in memory only, for an import that writes them into `UserDefaults`
-    /// after its save (``pushCurrentValues(of:)``): into a suite corelibs hasn't loaded yet, they
-    /// then cost nothing to write there (corelibs loads the saved file and finds them equal).
-    func writeWithoutPushing(_ writes: [String: PropertyListValue]) {
-      state.withLock { state in
+    /// after its save (``pushCurrentValues(of:)``), so that the save comes first.
+    ///
+    /// - Throws: ``SettingsError/Code/fileTooLarge``, as ``write(_:)`` does.
+    func writeWithoutPushing(_ writes: [String: PropertyListValue]) throws(SettingsError) {
+      try state.withLock { state throws(SettingsError) in
+        try checkSize(of: writes.map { ($0.key, Optional($0.value)) }, in: &state)
         for (key, value) in writes {
-          state.values[key] = value
+          state.store(value, forKey: key)
           state.markDirty(key)
         }
       }
+    }
+
+    /// Throws if the file holding the suite's values with `writes` applied could be over its
+    /// limit (the rule every file the library saves follows); `state`'s lock is held.
+    private func checkSize(
+      of writes: [(key: String, value: PropertyListValue?)], in state: inout State
+    ) throws(SettingsError) {
+      if !state.sizeBudget.isMeasured { state.sizeBudget.measure(state.values) }
+      try state.sizeBudget.check(after: writes, path: file.url.path)
+    }
+
+    /// Throws if a file holding exactly `contents` could be over the limit: for an update.
+    private func checkSize(
+      ofContents contents: [String: PropertyListValue], changed: Set<String>
+    ) throws(SettingsError) {
+      try state.withLock { $0.sizeBudget }.check(
+        contents: contents, changed: changed, path: file.url.path)
     }
 
     /// Writes values into `UserDefaults`, with `mirrorLock` held.
@@ -184,6 +336,33 @@
 
     var hasUnsavedChanges: Bool { state.withLock { !$0.dirty.isEmpty } }
 
+    /// Whether corelibs holds `left` and `right` as one value: the same stored value (NaN is
+    /// NaN, ``PropertyListValue/isIdentical(to:)``), except that an integer and a real of the
+    /// same number are one, as CoreFoundation compares numbers: a `set` of `45.0` over `45` is a
+    /// no-op that leaves `45`, which is no raw write.
+    static func same(_ left: PropertyListValue?, _ right: PropertyListValue?) -> Bool {
+      switch (left, right) {
+      case (nil, nil): true
+      case (let left?, let right?): same(left, right)
+      default: false
+      }
+    }
+
+    private static func same(_ left: PropertyListValue, _ right: PropertyListValue) -> Bool {
+      switch (left, right) {
+      case (.integer(let integer), .real(let real)), (.real(let real), .integer(let integer)):
+        integer.int64Value.flatMap { Double(exactly: $0) } == real
+          || integer.uint64Value.flatMap { Double(exactly: $0) } == real
+      case (.array(let left), .array(let right)):
+        left.count == right.count && zip(left, right).allSatisfy { same($0, $1) }
+      case (.dictionary(let left), .dictionary(let right)):
+        left.count == right.count
+          && left.allSatisfy { key, value in right[key].map { same(value, $0) } ?? false }
+      default:
+        left.isIdentical(to: right)
+      }
+    }
+
     // MARK: - Raw UserDefaults writes
 
     /// Takes in what other code in the process wrote into the suite with raw `UserDefaults`
@@ -196,23 +375,19 @@
       mirrorLock.lock()
       let before = mirror.pushCount
       mirrorLock.unlock()
-      let domain = userDefaults.persistentDomain(forName: domainName) ?? [:]
-      var current: [String: PropertyListValue] = [:]
-      current.reserveCapacity(domain.count)
-      for (key, object) in domain {
-        if let value = try? FoundationBridge.value(from: object) { current[key] = value }
-      }
+      let current = Self.persistentDomain(of: userDefaults, named: persistentDomainName)
       return state.withLock { state -> Set<String> in
         mirrorLock.lock()
         defer { mirrorLock.unlock() }
         var changed: Set<String> = []
         for key in Set(current.keys).union(mirror.known.keys)
-        where mirror.known[key] != current[key] {
+        where !Self.same(mirror.known[key], current[key]) {
           // A key this backend wrote while the domain was being copied: the copy is older.
           if let number = mirror.pushNumber[key], number > before { continue }
           mirror.known[key] = current[key]
-          guard state.values[key] != current[key] else { continue }
-          state.values[key] = current[key]
+          if current[key] != nil { mirror.registered[key] = nil }
+          guard !Self.same(state.values[key], current[key]) else { continue }
+          state.store(current[key], forKey: key)
           state.markDirty(key)
           changed.insert(key)
         }
@@ -282,6 +457,7 @@
           stored = try transform(contents[key])
           if let value = stored { try UserDefaultsBackend.checkStorable(value, forKey: key) }
           contents[key] = stored
+          try checkSize(ofContents: contents, changed: [key])
           return [key]
         })
         changed.insert(key)
@@ -308,6 +484,7 @@
               }
               updatedKeys.append(key)
             }
+            try checkSize(ofContents: updated, changed: Set(updatedKeys))
             contents = updated
             return updatedKeys
           })
@@ -385,6 +562,8 @@
         )
       }
       let target = AtomicFile.resolvedTarget(of: file.url).path
+      // In a fresh home `~/.config` may not exist yet: corelibs creates it, and so does this.
+      try AtomicFile.createMissingFolder(of: file.url)
       let outcome = try AtomicFile.withLock(on: file.url) {
         () throws(SettingsError) -> SaveOutcome in
         var outcome = SaveOutcome()
@@ -429,7 +608,7 @@
           for key in outcome.updatedKeys where state.dirty[key] == changeNumbers[key] {
             state.dirty[key] = nil
             if state.values[key] != contents[key] {
-              state.values[key] = contents[key]
+              state.store(contents[key], forKey: key)
               changed[key] = .some(contents[key])
             }
           }

@@ -13,14 +13,16 @@ extension UserDefaultsBackend {
   /// - **Linux**: every save of the suite's file by another process: by another
   ///   `UserDefaultsBackend` (an atomic rename), by a program using plain `UserDefaults` (corelibs
   ///   rewrites the file in place at its `synchronize()`), by the `settings` tool or an editor.
+  ///   (Seen, but not safe: such a program writes back its whole stale copy of the suite and can
+  ///   drop keys this backend saved; see <doc:ChoosingABackend>.)
   ///   The file's folder is watched with inotify, exactly as a watching ``LayeredPlistStore``
   ///   does (see ``LayeredPlistStore/startWatching()``): events are gathered for 20 ms, then the
   ///   file is read again on a background queue, where observers' callbacks then run; this
   ///   process's unsaved changes keep winning. A folder that can't be watched is reported once
   ///   as a ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed`` and polled
   ///   instead (every 50 ms at first, backing off to once a second). Raw `UserDefaults.set`
-  ///   calls in this process are **not** seen (corelibs posts no notification): they are taken
-  ///   in by ``reload()`` and ``synchronize()``.
+  ///   calls in this process are not watched (corelibs posts no notification): they are taken
+  ///   in, and reported, by the next read of their key, ``reload()`` and ``synchronize()``.
   /// - **Apple platforms**: raw `UserDefaults` writes to this instance made in this process
   ///   (`UserDefaults.didChangeNotification`): observers of single keys hear of every change of
   ///   their keys; observers of all keys hear of keys that hold a value (a raw removal of a key

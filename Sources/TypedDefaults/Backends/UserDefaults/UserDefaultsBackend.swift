@@ -12,13 +12,19 @@ import Foundation
 /// the library's own code, never through Foundation's typed getters (`integer(forKey:)`,
 /// `bool(forKey:)`), which coerce differently on Linux and on Apple platforms.
 ///
-/// ## Sources
+/// ## Sources, and what is stored
 ///
-/// ``value(forKey:)`` sees what `object(forKey:)` sees: the suite's own values, and also
-/// `UserDefaults`' argument domain (launching with `-volume 0.5` makes `volume` read `0.5`),
-/// and the global domain on Apple platforms; not registration defaults registered through
-/// ``register(defaults:)`` (see there). ``dictionaryRepresentation()`` and ``keys`` list only the
-/// suite's own (persistent) domain.
+/// ``value(forKey:)`` sees what `object(forKey:)` sees, on every platform: `UserDefaults`'
+/// argument domain first (launching with `-volume 0.5` makes `volume` read `0.5`), then the
+/// suite's own values, then the registration domain (``register(defaults:)``, or other code's
+/// `UserDefaults.register(defaults:)`), and the global domain on Apple platforms.
+///
+/// Only the suite's own (persistent) values are *stored*: ``storedValue(forKey:)``, and so
+/// ``Setting/hasStoredValue`` and exports (``SettingsContainer/exportedValues(options:)``, and
+/// an import of them into another store), count neither launch arguments nor registrations;
+/// ``dictionaryRepresentation()`` and ``keys`` list only the suite's own domain. A registration
+/// by other code sends no change event: Foundation tells no one of it (on Linux nothing could
+/// see it short of polling); a setting reads it from its next read.
 ///
 /// ## Durability on Apple platforms
 ///
@@ -44,7 +50,8 @@ import Foundation
 ///   changes: 2, 4 and 8 processes writing disjoint keys lose none. ``update(forKey:_:)`` changes
 ///   a value from the one on disk as one step (4 processes × 25 increments count 100).
 ///   Other processes' changes are taken in at every save and by ``reload()``.
-/// - **Reads** answer from the backend's memory: a write is read back at once, by every thread.
+/// - **Reads** answer from the backend's memory (a write is read back at once, by every thread),
+///   after asking `UserDefaults` whether other code changed the key (see the next section).
 /// - **Corrupt files.** A suite file that can't be read is moved aside to
 ///   `<suite>.plist.corrupt-<date>`, with the entries that can be read kept, and reported as a
 ///   ``SettingsDiagnostic``; a zero-byte file is an empty suite.
@@ -53,23 +60,39 @@ import Foundation
 ///
 /// ## Sharing the suite with code that uses UserDefaults directly (Linux)
 ///
+/// The same code behaves as on Apple platforms:
+///
 /// - Every write is also made to `UserDefaults`, so `UserDefaults(suiteName:)` in this process
 ///   reads it at once, and a new process (whatever it uses) reads it after the save.
-/// - A value other code sets with `UserDefaults.set` is seen by ``value(forKey:)`` at once for a
-///   key the backend holds no value for, and is taken in as this process's own change (then
-///   saved) by the next ``synchronize()`` or ``reload()``, and at exit. The debounced flush and
-///   ``save()`` don't look, since that copies the whole domain (45 ms for 10,000 keys).
+/// - A raw `UserDefaults.set` or `removeObject(forKey:)` by other code in this process is seen
+///   by the next read of the key: every read asks `object(forKey:)` and compares its answer with
+///   what the backend last wrote or saw there. A difference costs one copy of the suite's
+///   domain, which tells a raw write from a registration; a raw write is then taken in as this
+///   process's own change (saved like any write, and reported to observers). A read costs what
+///   `object(forKey:)` costs plus about a third (measured in Docs/Performance.md: 2.4 µs
+///   against 1.7 µs); corelibs posts no notification that would allow less. Raw writes no read
+///   has met are taken in by the next ``synchronize()`` or ``reload()``, and at exit. A raw
+///   write of exactly the value registered for a key the suite doesn't store reads the same
+///   either way, and counts as stored once taken in so.
+/// - corelibs keeps the copy of the suite it loaded first (at the backend's creation at the
+///   latest) and never refreshes it: other processes' changes are visible to raw `UserDefaults`
+///   in this process only after a `UserDefaults.synchronize()`, as corelibs does. The backend
+///   compares with that copy as it was, so it never takes a value of it, older than what another
+///   process saved since, for this process's write.
 /// - If other code calls `UserDefaults.synchronize()`, corelibs rewrites the file in place with
 ///   its view, which holds this backend's values; the backend's next save reads that file and
 ///   merges it, and saves it atomically again. Other processes' changes are visible to raw
 ///   `UserDefaults` in this process only after such a `synchronize()`, as corelibs does.
-/// - Importing many keys into a suite that `UserDefaults` has already loaded in this process
-///   costs what corelibs takes to set them (it grows with the square of the number of changed
-///   keys: 10,000 new keys, about 6 s); into a suite not yet touched through `UserDefaults`,
-///   it costs the save (10,000 keys: see Docs/Performance.md).
+/// - Writing many distinct keys costs what corelibs takes to set them: every key a process
+///   writes stays marked changed in corelibs for the process's life (the backend never lets
+///   corelibs save, which would rewrite the file in place), and corelibs searches that list at
+///   each new key, so the time grows with the square of the number of distinct keys written:
+///   an import of 10,000 new keys takes 6 to 19 s (Docs/Performance.md), 24,000 keys written
+///   one by one about 71 s. A suite of a few hundred keys doesn't notice.
 ///
 /// A suite lives in `$XDG_CONFIG_HOME/<suite>.plist` (default `~/.config`), and the standard
-/// defaults in `<process name>.plist` there.
+/// defaults in `<process name>.plist` there; a save creates that folder, and any missing folder
+/// above it, readable by its owner only (0700), as corelibs does.
 ///
 /// Thread-safe: `UserDefaults` is thread-safe, and the backend's own state is behind locks.
 public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
@@ -101,8 +124,6 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   #if !canImport(Darwin)
     /// The suite's values and file, shared with every backend on the suite in the process.
     let suite: SuiteFile
-    /// The argument domain (`-key value` launch arguments), which overrides the suite's values.
-    private let arguments: [String: PropertyListValue]
   #endif
 
   /// The backend over `UserDefaults.standard`, the app's own domain.
@@ -168,21 +189,20 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.name = name
     #if canImport(Darwin)
       let sharingKey = domainName
+      let persistentDomainName = domainName
     #else
+      let persistentDomainName = suiteName ?? Self.standardPersistentDomainName
       let sharingKey = domainName + "\u{0}" + Self.fileURL(ofDomain: domainName).path
     #endif
     let shared = Self.sharedSuite(forKey: sharingKey) {
       SharedSuite(
-        userDefaults: userDefaults, domainName: domainName, name: name, flushDelay: flushDelay)
+        userDefaults: userDefaults, domainName: domainName,
+        persistentDomainName: persistentDomainName, name: name,
+        flushDelay: flushDelay)
     }
     self.shared = shared
     #if !canImport(Darwin)
       suite = shared.file
-      var arguments: [String: PropertyListValue] = [:]
-      for (key, object) in userDefaults.volatileDomain(forName: UserDefaults.argumentDomain) {
-        if let value = try? FoundationBridge.value(from: object) { arguments[key] = value }
-      }
-      self.arguments = arguments
       shared.members.add(self)
       ExitHandlers.register(self) { [weak suite = self.suite] in
         suite?.flushReportingFailure(takingInUserDefaults: true)
@@ -215,6 +235,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   }
 
   #if !canImport(Darwin)
+    /// The name under which corelibs' `persistentDomain(forName:)` answers with the standard
+    /// defaults as `UserDefaults.standard` holds them: CoreFoundation's name for the current
+    /// application. Not the process name: under that name corelibs keeps a second, separate copy
+    /// of the same file, which never sees writes through `UserDefaults.standard` (and answers
+    /// `[:]` until something saves the file).
+    static let standardPersistentDomainName = "kCFPreferencesCurrentApplication"
+
     /// Where corelibs keeps a domain's file: it honours an absolute `XDG_CONFIG_HOME`, else
     /// `$HOME/.config` (`$HOME`, not the password database, as corelibs does).
     static func fileURL(ofDomain domain: String) -> URL {
@@ -243,37 +270,65 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   // MARK: - Reading and writing
 
-  /// Returns the key's value: on Linux from the backend's memory (the argument domain first,
-  /// then the suite's values, then what `UserDefaults.object(forKey:)` finds for a key the suite
-  /// lacks); on Apple platforms what `object(forKey:)` returns. Converted either way.
+  /// Returns the key's value as `object(forKey:)` finds it: on Linux the argument domain first,
+  /// then the suite's values from the backend's memory (after taking in a raw `UserDefaults`
+  /// write of the key, see "Sharing the suite" above), then the registration domain; on Apple
+  /// platforms what `object(forKey:)` returns. Converted either way.
   ///
   /// - Parameter key: The key to look up.
   /// - Returns: The value, or `nil` if no domain has the key, or if its value is not a
   ///   property-list value (something another library stored); the latter is reported as a
-  ///   ``SettingsDiagnostic``.
+  ///   ``SettingsDiagnostic`` on Apple platforms (corelibs holds property lists only).
   public func value(forKey key: String) -> PropertyListValue? {
     #if !canImport(Darwin)
-      if !arguments.isEmpty, let value = arguments[key] { return value }
-      if let value = suite.value(forKey: key) { return value }
+      if !suite.arguments.isEmpty, let value = suite.arguments[key] { return value }
+      let found = suite.lookUp(key)
+      return found.stored ?? found.registered
+    #else
+      return appleValue(forKey: key)
     #endif
-    guard let object = userDefaults.object(forKey: key) else { return nil }
-    do {
-      let value = try FoundationBridge.value(from: object)
-      // A registration default (`register(defaults:)`) is not a stored value.
-      return Self.isRegistered(value, forKey: key) ? nil : value
-    } catch {
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .typeMismatch,
-          key: key,
-          backend: name,
-          message:
-            "'\(key)' in \(name) holds something that is not a property list: \(error.reason)"
-        )
-      )
-      return nil
-    }
   }
+
+  /// Returns the suite's own value for the key: its persistent domain's, without the argument
+  /// domain (launch arguments) and the registration domain, which ``value(forKey:)`` also reads.
+  /// What ``Setting/hasStoredValue``, snapshots and exports count as stored.
+  ///
+  /// On Linux a lookup in the backend's memory after the same check for raw `UserDefaults`
+  /// writes as ``value(forKey:)``; on Apple platforms a copy of the persistent domain
+  /// (`persistentDomain(forName:)`), so keep it off hot paths there.
+  ///
+  /// - Parameter key: The key to look up.
+  /// - Returns: The stored value, or `nil` if the suite stores none (or something that is not a
+  ///   property list).
+  public func storedValue(forKey key: String) -> PropertyListValue? {
+    #if !canImport(Darwin)
+      return suite.lookUp(key).stored
+    #else
+      return userDefaults.persistentDomain(forName: domainName)?[key]
+        .flatMap { try? FoundationBridge.value(from: $0) }
+    #endif
+  }
+
+  #if canImport(Darwin)
+    /// What ``value(forKey:)`` answers on Apple platforms: `object(forKey:)`, converted.
+    private func appleValue(forKey key: String) -> PropertyListValue? {
+      guard let object = userDefaults.object(forKey: key) else { return nil }
+      do {
+        return try FoundationBridge.value(from: object)
+      } catch {
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .typeMismatch,
+            key: key,
+            backend: name,
+            message:
+              "'\(key)' in \(name) holds something that is not a property list: \(error.reason)"
+          )
+        )
+        return nil
+      }
+    }
+  #endif
 
   /// Stores a value, or removes the key when `value` is `nil`, in `UserDefaults` too; on Linux
   /// the backend's memory holds it at once, and a save follows ``flushDelay`` seconds later.
@@ -284,11 +339,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply,
   ///   holding too many values to be read back, or holding a non-finite date (the check every
   ///   backend makes); on Linux also for a string or key holding a control character XML forbids
-  ///   (corelibs rewrites the file as XML when other code calls `UserDefaults.synchronize()`).
-  ///   Nothing is changed when this throws.
+  ///   (corelibs rewrites the file as XML when other code calls `UserDefaults.synchronize()`); on
+  ///   Linux ``SettingsError/Code/fileTooLarge``, naming the key, if the suite file holding the
+  ///   value could be over its limit (16 MiB, the rule of every file the library saves), so that
+  ///   no value is accepted that no save could write. Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try Self.checkStorable(value, forKey: key) }
-    observers.recordingWrite(CollectionOfOne(key), of: self) {
+    try observers.recordingWrite(CollectionOfOne(key), of: self) { () throws(SettingsError) in
       #if canImport(Darwin)
         if let value {
           userDefaults.set(FoundationBridge.object(from: value), forKey: key)
@@ -296,7 +353,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
           userDefaults.removeObject(forKey: key)
         }
       #else
-        suite.write([key: value])
+        try suite.write([key: value])
         suite.scheduleFlush()
       #endif
     }
@@ -316,13 +373,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try Self.checkStorable(value, forKey: key) }
-    observers.recordingWrite(values.keys, of: self) {
+    try observers.recordingWrite(values.keys, of: self) { () throws(SettingsError) in
       #if canImport(Darwin)
         for (key, value) in values {
           userDefaults.set(FoundationBridge.object(from: value), forKey: key)
         }
       #else
-        suite.writeWithoutPushing(values)
+        try suite.writeWithoutPushing(values)
         suite.flushReportingFailure(takingInUserDefaults: false)
         suite.pushCurrentValues(of: values.keys)
       #endif
@@ -338,7 +395,8 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       #if canImport(Darwin)
         userDefaults.removeObject(forKey: key)
       #else
-        suite.write([key: nil])
+        // A removal only makes the file smaller: the size check can't refuse it.
+        try? suite.write([key: nil])
         suite.scheduleFlush()
       #endif
     }
