@@ -357,6 +357,31 @@ import TypedDefaultsTesting
       withExtendedLifetime(backend) {}
     }
 
+    @Test func aCorruptSuiteFileFoundByAReloadIsReplacedAtOnceByTheValuesTheBackendHad() throws {
+      let suite = "TypedDefaultsTests.reloadRepair.\(UUID().uuidString)"
+      let file = UserDefaultsBackend.fileURL(ofDomain: suite)
+      let folder = file.deletingLastPathComponent()
+      defer {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(suite) {
+          try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+      }
+      let backend = UserDefaultsBackend(suiteName: suite, flushDelay: 3_600)
+      try backend.setValue("kept", forKey: "saved")
+      try backend.save()
+      try backend.setValue(2, forKey: "unsaved")
+      try Data("garbage written by an editor".utf8).write(to: file)
+      let (_, diagnostics) = try collectingDiagnostics { try backend.reload() }
+      #expect(diagnostics.map(\.kind) == [.corruptFile])
+      // The file holds the values as last saved at once; the unsaved change stays unsaved.
+      #expect(try PropertyListFile(url: file).readDictionary() == ["saved": "kept"])
+      #expect(backend.hasUnsavedChanges)
+      #expect(backend.dictionaryRepresentation() == ["saved": "kept", "unsaved": 2])
+      try backend.save()
+      #expect(try PropertyListFile(url: file).readDictionary() == ["saved": "kept", "unsaved": 2])
+    }
+
     /// A corrupt suite file found by a reload or a save is reported once the suite's save lock
     /// is released: a diagnostics handler that saves the same suite used to deadlock. (Should it
     /// come back, this test fails after 10 s, and the test process then hangs at exit, where the

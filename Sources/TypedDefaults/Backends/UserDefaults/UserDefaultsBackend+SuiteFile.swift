@@ -506,8 +506,12 @@
       guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
         return []
       }
+      // What the file held as this process last read or wrote it, written back over a corrupt
+      // file at once rather than leaving none until the next save (as the layered store does).
+      let held = state.withLock { state in state.values.filter { state.dirty[$0.key] == nil } }
       let read = try LayeredPlistStore.readPersistent(
-        file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
+        file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true,
+        replacingACorruptFileWith: held)
       if let recovery = read.recovery {
         recoveries.append(recovery)
         if read.entries.isEmpty {
