@@ -225,6 +225,33 @@ private struct StoreFixture {
     }
   }
 
+  @Test func aCorruptDeliveredFileOpensAsAnEmptyLayerWhenAskedAndIsReported() throws {
+    let fixture = try StoreFixture()
+    let bytes = Data("<plist><dict><key>ServerURL</key>".utf8)  // a deployment's typo
+    try bytes.write(to: fixture.delivered)
+    try fixture.write(["ServerURL": "https://bundled"], to: fixture.bundled)
+    try fixture.write(["volume": 3], to: fixture.persistent)
+    // By default the error is the initializer's.
+    let thrown = #expect(throws: SettingsError.self) { _ = try fixture.open() }
+    #expect(thrown?.code == .corruptFile)
+    // Asked, the store opens on the other layers, and keeps and reports the same error.
+    let (store, diagnostics) = try collectingDiagnostics {
+      try fixture.open(options: .init(opensDespiteUnreadableReadOnlyFiles: true))
+    }
+    #expect(store.value(forKey: "ServerURL") == "https://bundled")
+    #expect(store.value(forKey: "volume") == 3)
+    #expect(store.layersLoadedFromDisk == [.persistent, .bundled])
+    #expect(store.explain("ServerURL").layersWithoutFile == [.delivered])
+    #expect(store.recoveredProblems.map(\.description) == [thrown?.description])
+    #expect(
+      diagnostics.map(\.message) == [
+        "\(thrown?.description ?? ""); the layer is empty until the file is fixed (it was left "
+          + "in place)"
+      ])
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
+    #expect(try Data(contentsOf: fixture.delivered) == bytes)
+  }
+
   @Test func aRootThatIsNotADictionaryIsATypedErrorThatSaysSo() throws {
     let fixture = try StoreFixture()
     try PropertyListFile(url: fixture.delivered).write(["a", "b"])

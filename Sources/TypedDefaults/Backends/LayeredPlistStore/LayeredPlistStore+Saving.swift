@@ -252,6 +252,16 @@ extension LayeredPlistStore {
         message: "\(problem); the layer was read without it"))
   }
 
+  /// Records a delivered or bundled file that couldn't be read, opened as an empty layer
+  /// (``Options/opensDespiteUnreadableReadOnlyFiles``).
+  func record(unreadableShippedFile problem: SettingsError) {
+    problems.withLock { $0.append(problem) }
+    SettingsDiagnostics.report(
+      SettingsDiagnostic(
+        kind: .corruptFile, key: nil, backend: name,
+        message: "\(problem); the layer is empty until the file is fixed (it was left in place)"))
+  }
+
   /// Saves on the store's own initiative (autosave, exit), reporting a failure, since no caller
   /// is there to see it.
   func saveReportingFailure() {

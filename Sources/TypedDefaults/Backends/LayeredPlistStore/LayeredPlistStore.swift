@@ -82,8 +82,9 @@ import Foundation
 /// each lost key is reported. A corrupt file that can't be moved aside (or is reached through a
 /// symbolic link, which the store never renames) is left as it is, and saves throw rather than
 /// write over it. A delivered or bundled file that can't be read makes the initializer throw,
-/// since the store must not move files it doesn't own; one with unreadable entries loads
-/// without them. See <doc:LayeredConfiguration> for every rule.
+/// since the store must not move files it doesn't own, unless
+/// ``Options/opensDespiteUnreadableReadOnlyFiles`` asks to open with an empty layer and report
+/// it; one with unreadable entries loads without them. See <doc:LayeredConfiguration> for every rule.
 ///
 /// ## Performance characteristics
 ///
@@ -136,7 +137,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ///   - bundledFile: A read-only `Info.plist`, or `nil` for none.
   ///   - options: Format, reading limits, autosave and key normalization.
   /// - Throws: ``SettingsError`` naming the file and the cause if the delivered or bundled file
-  ///   exists but can't be read (``SettingsError/Code/fileNotReadable``,
+  ///   exists but can't be read (unless ``Options/opensDespiteUnreadableReadOnlyFiles`` is on) (``SettingsError/Code/fileNotReadable``,
   ///   ``SettingsError/Code/fileTooLarge``), isn't a property list
   ///   (``SettingsError/Code/corruptFile``), or has a root that isn't a dictionary
   ///   (``SettingsError/Code/wrongRootType``); if `data.plist` can't be read for a reason other
@@ -174,8 +175,17 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     layers[Layer.persistent.rawValue] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
+    var unreadableShippedFiles: [SettingsError] = []
     for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
-      if let file, let contents = try Self.readLayerFile(file) {
+      guard let file else { continue }
+      let contents: (entries: [String: PropertyListValue], unreadable: [SettingsError])?
+      do {
+        contents = try Self.readLayerFile(file)
+      } catch  where options.opensDespiteUnreadableReadOnlyFiles {
+        unreadableShippedFiles.append(error)
+        continue
+      }
+      if let contents {
         layers[layer.rawValue] = Self.normalizingKeys(
           of: contents.entries, options: options, layer: layer, store: name)
         unreadableShippedEntries += contents.unreadable
@@ -199,6 +209,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       record(recovery)
     }
     for problem in unreadableShippedEntries { record(unreadableShippedEntry: problem) }
+    for problem in unreadableShippedFiles { record(unreadableShippedFile: problem) }
+    recordLayerFiles()
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
@@ -211,8 +223,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if options.savesAtExit { saveReportingFailure() }
   }
 
-  /// Problems found in `data.plist` that the store recovered from, oldest first: a corrupt file
-  /// moved aside when the store opened, or found by a later save or ``reload()``.
+  /// Problems found in the store's files that it recovered from, oldest first: a corrupt
+  /// `data.plist` moved aside when the store opened, or found by a later save or ``reload()``;
+  /// entries of a delivered or bundled file left out; and a delivered or bundled file opened as
+  /// an empty layer (``Options/opensDespiteUnreadableReadOnlyFiles``).
   public var recoveredProblems: [SettingsError] {
     problems.withLock { $0 }
   }
