@@ -30,6 +30,11 @@ private struct StoreFixture {
   }
 }
 
+/// A model declaring `volume` a `Double`.
+private struct VolumeSettings: SettingsGroup {
+  @Setting var volume = 0.5
+}
+
 @Suite struct LayeredPlistStoreTests {
   // MARK: - Precedence
 
@@ -250,6 +255,36 @@ private struct StoreFixture {
       ])
     #expect(diagnostics.map(\.kind) == [.corruptFile])
     #expect(try Data(contentsOf: fixture.delivered) == bytes)
+  }
+
+  @Test func aWrongTypedValueIsNoLayersValueOnceAModelDeclaredTheKey() throws {
+    let fixture = try StoreFixture()
+    try fixture.write(["volume": "loud"], to: fixture.persistent)
+    try fixture.write(["volume": 0.8], to: fixture.delivered)
+    let store = try fixture.open(options: .init(savesAtExit: false))
+    // No model declared the key: the store tells what it holds.
+    #expect(store.layer(forKey: "volume") == .persistent)
+    let settings = VolumeSettings(backend: store)
+    let (volume, _) = collectingDiagnostics { settings.volume }
+    #expect(volume == 0.5)  // the default: a wrong-typed value doesn't fall through
+    #expect(store.layer(forKey: "volume") == nil)
+    let provenance = store.explain("volume")
+    #expect(provenance.source == nil)
+    #expect(provenance.value == nil)
+    #expect(provenance.unreadableLayer == .persistent)
+    #expect(provenance.declaredTypeName == "Double")
+    #expect(
+      provenance.description == """
+        volume
+          runtime     -
+          persistent  loud   <- unreadable as Double: reads as the default
+          delivered   0.8
+          bundled     (no file)
+        """)
+    // A value it reads wins again.
+    settings.volume = 0.6
+    #expect(store.layer(forKey: "volume") == .persistent)
+    #expect(store.explain("volume").unreadableLayer == nil)
   }
 
   @Test func aRootThatIsNotADictionaryIsATypedErrorThatSaysSo() throws {

@@ -126,6 +126,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   let autosaveState = Locked(AutosaveState())
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   let watchers = Locked<[FileWatcher]>([])
+  /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
+  let declaredKeys = Locked<[String: DeclaredKey]>([:])
 
   /// Opens a store, reading each file that exists.
   ///
@@ -306,20 +308,33 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
 
   /// Returns the layer a key's current value comes from.
   ///
+  /// A value the setting bound to the key can't read (a string where a model declared a
+  /// `Double`) is not where its value comes from: the setting reads its default, and this
+  /// returns `nil`, as ``explain(_:)``'s ``Provenance/source`` does.
+  ///
   /// - Parameter key: The key to look up.
-  /// - Returns: The highest-priority layer holding the key, or `nil` if none does.
+  /// - Returns: The highest-priority layer holding the key, or `nil` if none does or a model bound
+  ///   to the store declared a type that can't read its value.
   public func layer(forKey key: String) -> Layer? {
     let key = normalizedKey(key)
-    return state.withLock { $0.effective[key]?.layer }
+    guard let winner = state.withLock({ $0.effective[key] }) else { return nil }
+    if let declared = declaredKey(key), !declared.reads(winner.value) { return nil }
+    return winner.layer
   }
 
   /// Explains a key's value: what each layer holds, which wins, and any change pending for the
   /// next launch.
   ///
+  /// What models bound to the store declared about the key shows too: the description of a key
+  /// a model declared `secret: true` shows `<secret>` for every value, and a winning value the
+  /// declared type can't read is marked as read as the default (``Provenance/source`` is then
+  /// `nil`). A key no model declared is shown as stored.
+  ///
   /// - Parameter key: The key to explain.
   /// - Returns: The key's provenance; its `description` is a readable table.
   public func explain(_ key: String) -> Provenance {
     let key = normalizedKey(key)
+    let declared = declaredKey(key)
     return state.withLock { state in
       var values: [Layer: PropertyListValue] = [:]
       for layer in Layer.allCases {
@@ -330,8 +345,14 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       }
       return Provenance(
         key: key, values: values, nextLaunchChange: change,
-        layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk))
+        layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk),
+        declared: declared)
     }
+  }
+
+  /// What a model bound to the store declared about a (normalized) key, if one did.
+  func declaredKey(_ key: String) -> DeclaredKey? {
+    declaredKeys.withLock { $0[key] }
   }
 
   /// Returns every key any layer holds, with the value a read returns for it.
