@@ -97,6 +97,7 @@ extension LayeredPlistStore {
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) -> ([String], Recovery?) {
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
       // Temporary files of killed processes are removed at open and at most once a minute.
       let now = DispatchTime.now().uptimeNanoseconds

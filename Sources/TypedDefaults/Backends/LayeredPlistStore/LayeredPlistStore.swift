@@ -389,6 +389,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
         after: [(key, value)], limit: options.maximumFileSize, path: persistentFile.url.path)
@@ -438,6 +439,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
     }
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
         after: storable.map { ($0.0, $0.1) }, limit: options.maximumFileSize,

@@ -287,6 +287,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   when other code calls `UserDefaults.synchronize()`). Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try Self.checkStorable(value, forKey: key) }
+    try RealStoreGuard.check(writingTo: fileURL, of: name)
     #if canImport(Darwin)
       if let value {
         userDefaults.set(FoundationBridge.object(from: value), forKey: key)
@@ -314,6 +315,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try Self.checkStorable(value, forKey: key) }
+    try RealStoreGuard.check(writingTo: fileURL, of: name)
     #if canImport(Darwin)
       for (key, value) in values {
         userDefaults.set(FoundationBridge.object(from: value), forKey: key)
