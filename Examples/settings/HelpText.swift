@@ -45,6 +45,10 @@ enum HelpText {
       control characters escaped (ESC as \\u{1B}); problems the library recovers from are
       "settings: warning: <message>".
 
+      Secrets: values print as they are stored, those an app declares secret: true included.
+      The tool runs without the app's models, so nothing tells it which keys are secret; it reads
+      only files you can already read (a store's files are yours alone, mode 0600).
+
       Differences from defaults: no -g, -app or -currentHost; read needs a domain; import merges
       rather than replaces; containers in a dictionary are indented evenly (defaults prints
       "key =     (").
