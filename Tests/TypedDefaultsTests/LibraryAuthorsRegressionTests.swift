@@ -224,27 +224,39 @@ private struct SeparatedKitSettings: SettingsGroup {
     #expect(diagnostics.map(\.kind) == [.invalidKey])
   }
 
+  /// The probe as the tests build it (debug), and, once built with
+  /// `swift build -c release --product SettingsProbe`, its release build: the one that shows
+  /// whether a check and its message survive `-O`.
+  static let probes: [URL] = {
+    let debug = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
+    let release = TestPaths.productsDirectory.deletingLastPathComponent()
+      .appendingPathComponent("release/SettingsProbe")
+    return FileManager.default.isExecutableFile(atPath: release.path) ? [debug, release] : [debug]
+  }()
+
   /// Runs the probe's `programmer-error` mode, which must stop the program with `message`.
-  func expectStop(_ mode: String, saying message: String) throws {
-    let run = try runProduct("SettingsProbe", ["programmer-error", mode])
+  func expectStop(_ mode: String, saying message: String, probe: URL) throws {
+    let run = try runExecutable(probe, ["programmer-error", mode])
+    let standardError = String(decoding: run.standardError, as: UTF8.self)
     #expect(run.status != 0)
-    #expect(run.standardOutput == "")
-    #expect(
-      run.standardError.contains("Fatal error: \(message)"), "\(run.standardError.prefix(400))")
+    #expect(run.standardOutput.isEmpty)
+    #expect(standardError.contains("Fatal error: \(message)"), "\(standardError.prefix(400))")
   }
 
-  @Test func twoSettingsUnderOneKeyStopTheProgramSayingWhich() throws {
+  @Test(arguments: probes)
+  func twoSettingsUnderOneKeyStopTheProgramSayingWhich(probe: URL) throws {
     try expectStop(
       "duplicate-key",
       saying: "TwoSettingsOneKey.volume and TwoSettingsOneKey.loudness are both stored under the "
-        + "key 'volume'; give one of them a different key")
+        + "key 'volume'; give one of them a different key", probe: probe)
   }
 
-  @Test func readingAGroupNeverAttachedStopsTheProgramSayingWhy() throws {
+  @Test(arguments: probes)
+  func readingAGroupNeverAttachedStopsTheProgramSayingWhy(probe: URL) throws {
     try expectStop(
       "unattached",
       saying: "The @Setting 'volume' of type Double is not attached to a backend. Declare it in a "
         + "SettingsModel subclass, in a SettingsGroup created with init(backend:), or with an "
-        + "explicit backend: @Setting(\"key\", default: …, backend: …)")
+        + "explicit backend: @Setting(\"key\", default: …, backend: …)", probe: probe)
   }
 }
