@@ -82,11 +82,11 @@ func run(_ options: Options) throws {
     print("Nothing changed, so data.plist was not rewritten.")
   }
   print()
+  // The store recorded where its delivered and bundled files are (data.plist.layers): the tool
+  // finds them there.
   print("Inspect the store from a shell with the settings tool:")
-  let layerFiles =
-    "--delivered \(shellQuoted(deliveredFile.path)) --bundled \(shellQuoted(bundledFile.path))"
-  print("  swift run settings explain \(layerFiles) \(shellQuoted(directory.path)) ServerURL")
-  print("  swift run settings read \(layerFiles) \(shellQuoted(directory.path))")
+  print("  swift run settings explain \(shellQuoted(directory.path)) ServerURL")
+  print("  swift run settings read \(shellQuoted(directory.path))")
 }
 
 /// A path as a shell reads it back: as it is if it holds only safe characters, else in single

@@ -15,7 +15,8 @@ struct LaunchOptions: Sendable {
       --reset       remove every setting from the suite (resetAll()) and exit
       --watch       run as a player that reacts to other processes' changes: it plays while
                     allowsCellularPlayback is on and stops, and exits, when another process
-                    (`settings write NAME allowsCellularPlayback -bool false`) turns it off
+                    (`settings write --store defaults NAME allowsCellularPlayback -bool false`)
+                    turns it off
       --timeout S   with --watch: give up, with exit status 1, after S seconds (default 600)
       --help        show this help
     """

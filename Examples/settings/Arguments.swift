@@ -40,22 +40,31 @@ struct Arguments {
     return argument
   }
 
-  /// Takes the next argument as a domain, which must be there, after any `--delivered FILE`
-  /// and `--bundled FILE` options before it.
+  /// Takes the next argument as a domain, which must be there, after any `--delivered FILE`,
+  /// `--bundled FILE` and `--store layered|defaults` options before it.
   mutating func domain() throws(Failure) -> Domain {
-    var layerFiles = Domain.LayerFileOptions()
-    while let option = remaining.first, Self.layerFileOptions.contains(option) {
+    var options = Domain.LayerFileOptions()
+    while let option = remaining.first, Self.domainOptions.contains(option) {
       remaining.removeFirst()
-      guard let path = remaining.popFirst(), !path.isEmpty else {
-        throw Failure.usage("\(verb): \(option) needs a file path")
+      guard let value = remaining.popFirst(), !value.isEmpty else {
+        throw Failure.usage(
+          "\(verb): \(option) needs \(option == "--store" ? "layered or defaults" : "a file path")")
       }
-      if option == "--delivered" { layerFiles.delivered = path } else { layerFiles.bundled = path }
+      switch option {
+      case "--delivered": options.delivered = value
+      case "--bundled": options.bundled = value
+      default:
+        guard let store = Domain.StoreChoice(rawValue: value) else {
+          throw Failure.usage("\(verb): --store takes layered or defaults, not '\(value)'")
+        }
+        options.store = store
+      }
     }
-    return try Domain(required("domain"), verb: verb, layerFiles: layerFiles)
+    return try Domain(required("domain"), verb: verb, layerFiles: options)
   }
 
-  /// The options that place a layered store's read-only files.
-  static let layerFileOptions: Set<String> = ["--delivered", "--bundled"]
+  /// The options that say how to take the domain after them.
+  static let domainOptions: Set<String> = ["--delivered", "--bundled", "--store"]
 
   /// Takes every remaining argument.
   mutating func rest() -> ArraySlice<String> {
@@ -65,9 +74,10 @@ struct Arguments {
 
   /// Checks every argument was taken.
   func finish() throws(Failure) {
-    if let extra = remaining.first, Self.layerFileOptions.contains(extra) {
+    if let extra = remaining.first, Self.domainOptions.contains(extra) {
+      let value = extra == "--store" ? "layered|defaults" : "FILE"
       throw Failure.usage(
-        "\(verb): \(extra) goes before the domain: settings \(verb) \(extra) FILE domain …")
+        "\(verb): \(extra) goes before the domain: settings \(verb) \(extra) \(value) domain …")
     }
     if let extra = remaining.first {
       throw Failure.usage(

@@ -8,47 +8,77 @@ import TypedDefaults
 ///   which is a layered store, or else a property-list file. As with `defaults`, the `.plist`
 ///   extension may be left out: `dir/name` means `dir/name.plist` unless `dir/name` exists. A
 ///   path ending in `/` names a folder, which must exist.
-/// - **Any other name** is a `UserDefaults` suite, such as `com.example.app`; not one that is
-///   only whitespace, or starts with `-` (an option).
+/// - **Any other name** is an app's identifier, such as `com.example.app` (not one that is only
+///   whitespace, or starts with `-`, an option), and names the store the app keeps under it:
+///   the `LayeredPlistStore` in `StandardLocation.data`'s folder for the name, if that folder
+///   holds its `data.plist` or the store's record of its layers (`data.plist.layers`), or else
+///   the `UserDefaults` suite of that name, if its file exists. Both is an error listing them;
+///   neither is a domain that doesn't exist, which a write can't create without
+///   `--store layered` or `--store defaults` saying which. ``StoreChoice`` settles either case.
 struct Domain {
   /// The kind of store a domain is.
   enum Kind {
     /// A property-list file (XML, binary or OpenStep), read and written whole.
     case file(URL)
-    /// A folder holding a layered store: `data.plist` (persistent, read-write), and if present
-    /// `JF-info.plist` (delivered) and `Info.plist` (bundled), both read-only, unless
-    /// `--delivered` or `--bundled` named them elsewhere.
+    /// A folder holding a layered store: `data.plist` (persistent, read-write), and the delivered
+    /// and bundled files (read-only) the store recorded, or `--delivered` or `--bundled` named,
+    /// or else `JF-info.plist` and `Info.plist` in the folder if present.
     case layered(LayeredFiles)
     /// A `UserDefaults` suite.
     case suite(String)
+    /// An app's identifier that names no store yet: neither the layered store's folder nor the
+    /// suite's file exists. It reads as a missing domain; writing it needs ``StoreChoice``.
+    case unresolved(layeredFolder: URL, suiteFile: URL)
+  }
+
+  /// Which store an app's identifier names, when the name alone can't tell: `--store layered`
+  /// (the `LayeredPlistStore` in the standard data folder for the name) or `--store defaults`
+  /// (the `UserDefaults` suite).
+  enum StoreChoice: String, CaseIterable {
+    case layered
+    case defaults
   }
 
   /// A layered store's three files.
   struct LayeredFiles {
-    /// The files' names inside the store folder, unless `--delivered` or `--bundled` says
-    /// otherwise.
+    /// The files' names inside the store folder, unless the store's record, `--delivered` or
+    /// `--bundled` says otherwise.
     static let persistentName = "data.plist"
     static let deliveredName = "JF-info.plist"
     static let bundledName = "Info.plist"
 
+    let folder: URL
     let persistent: URL
-    let delivered: URL
-    let bundled: URL
-    /// How output names each file: its name in the folder, or the path given for it.
+    /// The delivered layer's file; `nil` when the store's record says it has none.
+    let delivered: URL?
+    /// The bundled layer's file; `nil` when the store's record says it has none.
+    let bundled: URL?
+    /// How output names each file: its name in the folder, or its path elsewhere.
     let persistentLabel = persistentName
     let deliveredLabel: String
     let bundledLabel: String
 
-    init(folder: URL, options: LayerFileOptions) {
+    /// The files of the store in `folder`: each read-only file is the one `options` names, else
+    /// the one the store recorded (`data.plist.layers`, written by the app's store as it opens),
+    /// else the file of the standard name in the folder.
+    ///
+    /// - Throws: The library's error for a record that can't be read.
+    init(folder: URL, options: LayerFileOptions) throws(Failure) {
+      self.folder = folder
       persistent = folder.appendingPathComponent(Self.persistentName)
-      delivered =
-        options.delivered.map { URL(fileURLWithPath: $0) }
-        ?? folder.appendingPathComponent(Self.deliveredName)
-      bundled =
-        options.bundled.map { URL(fileURLWithPath: $0) }
-        ?? folder.appendingPathComponent(Self.bundledName)
-      deliveredLabel = options.delivered ?? Self.deliveredName
-      bundledLabel = options.bundled ?? Self.bundledName
+      let persistent = persistent
+      let recorded = try Failure.fromLibrary { () throws(SettingsError) in
+        try LayeredPlistStore.recordedLayerFiles(ofPersistentFile: persistent)
+      }
+      func file(_ option: String?, recorded: URL??, name: String) -> (URL?, String) {
+        if let option { return (URL(fileURLWithPath: option), option) }
+        if let recorded { return (recorded, recorded?.path ?? "-") }
+        return (folder.appendingPathComponent(name), name)
+      }
+      (delivered, deliveredLabel) = file(
+        options.delivered, recorded: recorded.map(\.delivered), name: Self.deliveredName)
+      (bundled, bundledLabel) = file(
+        options.bundled, recorded: recorded.map(\.bundled), name: Self.bundledName)
     }
 
     /// The label of a read-only layer's file.
@@ -59,16 +89,26 @@ struct Domain {
       default: persistentLabel
       }
     }
+
+    /// Whether the folder holds a store: its `data.plist`, or the record a store opened there
+    /// made of its layers.
+    static func holdsStore(_ folder: URL) -> Bool {
+      let persistent = folder.appendingPathComponent(persistentName)
+      return [persistent, LayeredPlistStore.layerRecordFile(ofPersistentFile: persistent)]
+        .contains { FileManager.default.fileExists(atPath: $0.path) }
+    }
   }
 
-  /// Where a layered store's read-only files are, when they aren't in its folder: an app's
-  /// `Info.plist` lives in its bundle. Given before the domain:
-  /// `settings explain --bundled /opt/app/Info.plist ./store Key`.
+  /// How the domain argument is to be taken, from the options before it: where a layered
+  /// store's read-only files are, when neither the store's record nor the folder tells (an
+  /// app's `Info.plist` lives in its bundle): `settings explain --bundled /opt/app/Info.plist
+  /// ./store Key`; and which store an app's identifier names (`--store layered|defaults`).
   struct LayerFileOptions {
     var delivered: String?
     var bundled: String?
+    var store: StoreChoice?
 
-    var isEmpty: Bool { delivered == nil && bundled == nil }
+    var namesLayerFiles: Bool { delivered != nil || bundled != nil }
   }
 
   /// The domain as the user typed it, for messages.
@@ -111,12 +151,13 @@ struct Domain {
       }
     }
     name = argument
-    kind = Self.kind(of: argument, layerFiles: layerFiles)
-    guard !layerFiles.isEmpty else { return }
+    kind = try Self.kind(of: argument, verb: verb, options: layerFiles)
+    guard layerFiles.namesLayerFiles else { return }
     guard case .layered = kind else {
       throw Failure.usage(
-        "\(verb): --delivered and --bundled apply to a layered store folder, and \(argument) "
-          + "is not one (a folder is named by a path, such as ./store)")
+        "\(verb): --delivered and --bundled apply to a layered store, and \(argument) "
+          + "is not one (a folder is named by a path, such as ./store, or an app's identifier "
+          + "with --store layered)")
     }
     for (option, path) in [
       ("--delivered", layerFiles.delivered), ("--bundled", layerFiles.bundled),
@@ -143,13 +184,22 @@ struct Domain {
     !name.allSatisfy(\.isWhitespace) && !name.hasPrefix("-") && !looksLikePath(name)
   }
 
-  private static func kind(of argument: String, layerFiles: LayerFileOptions) -> Kind {
-    guard looksLikePath(argument) else { return .suite(argument) }
+  private static func kind(
+    of argument: String, verb: String, options: LayerFileOptions
+  ) throws(Failure) -> Kind {
+    guard looksLikePath(argument) else {
+      return try kind(ofIdentifier: argument, verb: verb, options: options)
+    }
+    if options.store != nil {
+      throw Failure.usage(
+        "\(verb): --store applies to an app's identifier, and \(argument) is a path, which names "
+          + "its store itself")
+    }
     let url = URL(fileURLWithPath: argument)
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
       return isDirectory.boolValue
-        ? .layered(LayeredFiles(folder: url, options: layerFiles)) : .file(url)
+        ? .layered(try LayeredFiles(folder: url, options: options)) : .file(url)
     }
     // `defaults` accepts a path without its `.plist` extension.
     if !argument.hasSuffix(".plist"), !argument.hasSuffix("/"),
@@ -158,6 +208,44 @@ struct Domain {
       return .file(URL(fileURLWithPath: argument + ".plist"))
     }
     return .file(url)
+  }
+
+  /// What an app's identifier names: see the type's documentation.
+  private static func kind(
+    ofIdentifier name: String, verb: String, options: LayerFileOptions
+  ) throws(Failure) -> Kind {
+    let folder = layeredStoresDirectory.appendingPathComponent(name, isDirectory: true)
+    let suite = suiteFile(name)
+    switch options.store {
+    case .layered?:
+      return .layered(try LayeredFiles(folder: folder, options: options))
+    case .defaults?:
+      return .suite(name)
+    case nil:
+      break
+    }
+    let isLayered = LayeredFiles.holdsStore(folder)
+    let isSuite = FileManager.default.fileExists(atPath: suite.path)
+    switch (isLayered, isSuite) {
+    case (true, true):
+      throw Failure.usage(
+        "\(verb): \(name) names two stores: the LayeredPlistStore in \(folder.path) and the "
+          + "UserDefaults suite \(suite.path); say which with --store layered or --store "
+          + "defaults before the name, or name the folder or file by its path")
+    case (true, false):
+      return .layered(try LayeredFiles(folder: folder, options: options))
+    case (false, true):
+      return .suite(name)
+    case (false, false):
+      return .unresolved(layeredFolder: folder, suiteFile: suite)
+    }
+  }
+
+  /// The folder an app's `LayeredPlistStore` folders are in, one per app identifier:
+  /// `StandardLocation.data` (on Linux `$XDG_DATA_HOME`, else `$HOME/.local/share`; on Apple
+  /// platforms Application Support).
+  static var layeredStoresDirectory: URL {
+    StandardLocation.data.baseDirectory()
   }
 
   /// The folder `UserDefaults` keeps suites in: on Linux `$XDG_CONFIG_HOME`, else

@@ -33,6 +33,8 @@ extension Domain {
     case .layered:
       guard let store = try openLayeredStore() else { return nil }
       return store.dictionaryRepresentation()
+    case .unresolved:
+      return nil
     case .suite(let suite):
       // No file, no suite; and no lock file left behind for a mistyped name.
       guard FileManager.default.fileExists(atPath: Self.suiteFile(suite).path) else { return nil }
@@ -55,7 +57,7 @@ extension Domain {
   func openLayeredStore() throws(Failure) -> LayeredPlistStore? {
     guard case .layered(let files) = kind else { return nil }
     var found = false
-    for file in [files.persistent, files.delivered, files.bundled] {
+    for file in [files.persistent, files.delivered, files.bundled].compactMap({ $0 }) {
       if try Self.readDictionary(file) != nil { found = true }
     }
     guard found else { return nil }
@@ -74,9 +76,10 @@ extension Domain {
       return StoreDomain(
         store: try Self.openStore(persistent: url, delivered: nil, bundled: nil), files: nil)
     case .layered(let files):
-      for file in [files.persistent, files.delivered, files.bundled] {
+      for file in [files.persistent, files.delivered, files.bundled].compactMap({ $0 }) {
         _ = try Self.readDictionary(file)
       }
+      try Self.createStoreFolder(files.folder)
       let store = try Self.openStore(
         persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
       return StoreDomain(store: store, files: files)
@@ -85,6 +88,24 @@ extension Domain {
       let lock = try SuiteLock.acquire(for: Self.suiteFile(suite), creatingFolder: true)
       _ = try Self.readDictionary(Self.suiteFile(suite))
       return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite), lock: lock)
+    case .unresolved(let folder, let suiteFile):
+      throw Failure.usage(
+        "\(name) names no store yet: there is neither a LayeredPlistStore in \(folder.path) nor "
+          + "a UserDefaults suite \(suiteFile.path); to create one, say which with --store "
+          + "layered or --store defaults before the name")
+    }
+  }
+
+  /// Creates the folder of a layered store named by an app's identifier (`--store layered`), as
+  /// the app's `StandardLocation.data.directory(for:)` would: readable by its owner only. A
+  /// folder named by a path must exist already.
+  private static func createStoreFolder(_ folder: URL) throws(Failure) {
+    guard !FileManager.default.fileExists(atPath: folder.path),
+      folder.deletingLastPathComponent().standardizedFileURL.path
+        == layeredStoresDirectory.standardizedFileURL.path
+    else { return }
+    _ = try Failure.fromLibrary { () throws(SettingsError) in
+      try StandardLocation.data.directory(for: folder.lastPathComponent)
     }
   }
 
@@ -142,7 +163,10 @@ extension Domain {
         deliveredFile: delivered,
         bundledFile: bundled,
         // A corrupt file is an error to report, never moved: the tool only inspects and edits.
-        options: .init(autosave: .manual, savesAtExit: false, movesCorruptFileAside: false)
+        // The app's record of its layers is the app's to write, not the tool's.
+        options: .init(
+          autosave: .manual, savesAtExit: false, movesCorruptFileAside: false,
+          recordsLayerFiles: false)
       )
     }
   }

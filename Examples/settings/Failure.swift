@@ -46,7 +46,8 @@ struct Failure: Error {
     case .layered(let files):
       return Failure(
         "Domain \(domain.name) does not exist (there is no \(files.persistentLabel) in the "
-          + "folder, and no \(files.deliveredLabel) or \(files.bundledLabel))")
+          + "folder, and no \([files.deliveredLabel, files.bundledLabel].filter { $0 != "-" }.joined(separator: " or ")))"
+      )
     case .suite(let suite):
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: suite, isDirectory: &isDirectory) else {
@@ -58,6 +59,10 @@ struct Failure: Error {
           + "write ./\(suite))")
     case .file:
       return Failure("Domain \(domain.name) does not exist")
+    case .unresolved(let folder, let suiteFile):
+      return Failure(
+        "Domain \(domain.name) does not exist (neither a LayeredPlistStore in \(folder.path) nor a "
+          + "UserDefaults suite \(suiteFile.path))")
     }
   }
 

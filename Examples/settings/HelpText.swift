@@ -45,6 +45,10 @@ enum HelpText {
       control characters escaped (ESC as \\u{1B}); problems the library recovers from are
       "settings: warning: <message>".
 
+      Secrets: values print as they are stored, those an app declares secret: true included.
+      The tool runs without the app's models, so nothing tells it which keys are secret; it reads
+      only files you can already read (a store's files are yours alone, mode 0600).
+
       Differences from defaults: no -g, -app or -currentHost; read needs a domain; import merges
       rather than replaces; containers in a dictionary are indented evenly (defaults prints
       "key =     (").
@@ -60,17 +64,31 @@ enum HelpText {
                              out: dir/name means dir/name.plist unless dir/name exists.
       a layered store        a folder, named by a path (./store, /var/lib/app; a path ending
                              in '/' must be an existing folder): data.plist in it is the
-                             persistent layer (read-write; created by the first write);
-                             JF-info.plist, if present, the delivered layer; Info.plist, if
-                             present, the bundled layer (both read-only). A read returns the
-                             value of the highest layer holding the key: persistent, then
-                             delivered, then bundled. When those two files live elsewhere
-                             (an app's Info.plist is in its bundle), name them before the
-                             domain: --delivered FILE, --bundled FILE, as in
+                             persistent layer (read-write; created by the first write). The
+                             read-only layers are the files the app's store recorded in
+                             data.plist.layers as it opened (its delivered and bundled files,
+                             wherever they are), else JF-info.plist (delivered) and
+                             Info.plist (bundled) in the folder, if present; --delivered FILE
+                             and --bundled FILE before the domain override either, as in
                              settings explain --bundled /opt/app/Info.plist ./store Key
-      a UserDefaults suite   any other name, such as com.example.app (not one that is only
-                             whitespace or starts with '-'): on Linux the file
-                             $XDG_CONFIG_HOME/<name>.plist, else $HOME/.config/<name>.plist.
+                             A read returns the value of the highest layer holding the key:
+                             persistent, then delivered, then bundled.
+      an app's identifier    any other name, such as com.example.app (not one that is only
+                             whitespace or starts with '-'): the store the app keeps under it,
+                             found as the app finds it:
+                               its LayeredPlistStore, the folder <name> in the standard data
+                               folder ($XDG_DATA_HOME, else $HOME/.local/share; on Apple
+                               platforms Application Support) when it holds data.plist or
+                               data.plist.layers;
+                               its UserDefaults suite, the file <name>.plist in
+                               $XDG_CONFIG_HOME, else $HOME/.config (on Apple platforms
+                               ~/Library/Preferences), when it exists.
+                             When both exist, the name is an error (exit status 64) listing
+                             them; when neither does, it is a domain that doesn't exist, and
+                             write and import refuse it (64) rather than create a store the
+                             app may not read. Say which with --store layered or
+                             --store defaults before the name:
+                             settings write --store defaults com.example.app Name Ada
     A file that can't be read (corrupt, truncated, not a dictionary) is reported and never
     changed, moved or replaced.
     """

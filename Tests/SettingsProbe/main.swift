@@ -20,6 +20,8 @@
 //   SettingsProbe layered <data.plist path> save-each <key> <kind>:<value>…  (see WatchModes.swift)
 //   SettingsProbe <backend> <location> migrate-count go  (see MigrationModes.swift)
 //   SettingsProbe conformance -standard  (see ConformanceModes.swift)
+//   SettingsProbe programmer-error duplicate-key|unattached  (see ProgrammerErrorModes.swift)
+//   SettingsProbe refuse-real-writes <real folder> <temporary folder>  (see RealStoreGuardModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -52,6 +54,8 @@ func parse(_ text: String) -> PropertyListValue {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 runConformanceMode(arguments)  // see ConformanceModes.swift
+if runProgrammerErrorMode(arguments) { exit(0) }  // see ProgrammerErrorModes.swift
+if runRealStoreGuardMode(arguments) { exit(0) }  // see RealStoreGuardModes.swift
 if arguments.first == "foundation-decode" {
   guard arguments.count == 2 else { fail("usage: SettingsProbe foundation-decode <file>") }
   FoundationDecode.run(arguments[1])

@@ -31,10 +31,8 @@ import Testing
     let run = try runProduct("LayeredConfigDemo", ["--data-dir", directory.url.path])
     #expect(run.status == 0, "\(run.standardError)")
     let path = directory.url.path
-    let arguments = [
-      "explain", "--delivered", "\(path)/deployment/JF-info.plist", "--bundled",
-      "\(path)/bundle/Info.plist", path, "RequestTimeout",
-    ]
+    // No --delivered or --bundled: the tool finds the files the demo's store recorded.
+    let arguments = ["explain", path, "RequestTimeout"]
     // The temporary folder's path needs no quoting, so the printed command is the plain words.
     #expect(
       run.standardOutput.contains(
@@ -116,7 +114,8 @@ import Testing
       ["XDG_CONFIG_HOME": config.url.path]) { $1 }
     let suite = "TypedDefaultsTests.player"
     let on = try runProduct(
-      "settings", ["write", suite, "allowsCellularPlayback", "-bool", "true"],
+      "settings",
+      ["write", "--store", "defaults", suite, "allowsCellularPlayback", "-bool", "true"],
       environment: ["XDG_CONFIG_HOME": config.url.path])
     #expect(on.status == 0, "\(on.standardError)")
 
@@ -137,7 +136,8 @@ import Testing
       printed += String(decoding: chunk, as: UTF8.self)
     }
     let off = try runProduct(
-      "settings", ["write", suite, "allowsCellularPlayback", "-bool", "false"],
+      "settings",
+      ["write", "--store", "defaults", suite, "allowsCellularPlayback", "-bool", "false"],
       environment: ["XDG_CONFIG_HOME": config.url.path])
     #expect(off.status == 0, "\(off.standardError)")
     printed += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)

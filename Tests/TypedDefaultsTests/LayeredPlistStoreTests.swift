@@ -30,6 +30,11 @@ private struct StoreFixture {
   }
 }
 
+/// A model declaring `volume` a `Double`.
+private struct VolumeSettings: SettingsGroup {
+  @Setting var volume = 0.5
+}
+
 @Suite struct LayeredPlistStoreTests {
   // MARK: - Precedence
 
@@ -223,6 +228,63 @@ private struct StoreFixture {
       // A file the store doesn't own is left exactly as it was.
       #expect(try Data(contentsOf: url) == bytes)
     }
+  }
+
+  @Test func aCorruptDeliveredFileOpensAsAnEmptyLayerWhenAskedAndIsReported() throws {
+    let fixture = try StoreFixture()
+    let bytes = Data("<plist><dict><key>ServerURL</key>".utf8)  // a deployment's typo
+    try bytes.write(to: fixture.delivered)
+    try fixture.write(["ServerURL": "https://bundled"], to: fixture.bundled)
+    try fixture.write(["volume": 3], to: fixture.persistent)
+    // By default the error is the initializer's.
+    let thrown = #expect(throws: SettingsError.self) { _ = try fixture.open() }
+    #expect(thrown?.code == .corruptFile)
+    // Asked, the store opens on the other layers, and keeps and reports the same error.
+    let (store, diagnostics) = try collectingDiagnostics {
+      try fixture.open(options: .init(opensDespiteUnreadableReadOnlyFiles: true))
+    }
+    #expect(store.value(forKey: "ServerURL") == "https://bundled")
+    #expect(store.value(forKey: "volume") == 3)
+    #expect(store.layersLoadedFromDisk == [.persistent, .bundled])
+    #expect(store.explain("ServerURL").layersWithoutFile == [.delivered])
+    #expect(store.recoveredProblems.map(\.description) == [thrown?.description])
+    #expect(
+      diagnostics.map(\.message) == [
+        "\(thrown?.description ?? ""); the layer is empty until the file is fixed (it was left "
+          + "in place)"
+      ])
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
+    #expect(try Data(contentsOf: fixture.delivered) == bytes)
+  }
+
+  @Test func aWrongTypedValueIsNoLayersValueOnceAModelDeclaredTheKey() throws {
+    let fixture = try StoreFixture()
+    try fixture.write(["volume": "loud"], to: fixture.persistent)
+    try fixture.write(["volume": 0.8], to: fixture.delivered)
+    let store = try fixture.open(options: .init(savesAtExit: false))
+    // No model declared the key: the store tells what it holds.
+    #expect(store.layer(forKey: "volume") == .persistent)
+    let settings = VolumeSettings(backend: store)
+    let (volume, _) = collectingDiagnostics { settings.volume }
+    #expect(volume == 0.5)  // the default: a wrong-typed value doesn't fall through
+    #expect(store.layer(forKey: "volume") == nil)
+    let provenance = store.explain("volume")
+    #expect(provenance.source == nil)
+    #expect(provenance.value == nil)
+    #expect(provenance.unreadableLayer == .persistent)
+    #expect(provenance.declaredTypeName == "Double")
+    #expect(
+      provenance.description == """
+        volume
+          runtime     -
+          persistent  loud   <- unreadable as Double: reads as the default
+          delivered   0.8
+          bundled     (no file)
+        """)
+    // A value it reads wins again.
+    settings.volume = 0.6
+    #expect(store.layer(forKey: "volume") == .persistent)
+    #expect(store.explain("volume").unreadableLayer == nil)
   }
 
   @Test func aRootThatIsNotADictionaryIsATypedErrorThatSaysSo() throws {

@@ -191,3 +191,72 @@ private struct CollidingHostSettings: SettingsGroup {
     }
   }
 }
+
+// MARK: - Checks of a model's declaration, in every build
+
+/// A library's prefix missing its final separator (issue 17, item 13).
+private struct KitSettings: SettingsGroup {
+  static let keyPrefix = "com.example.kit"
+  @Setting var volume = 0.5
+}
+
+/// The same with its separator.
+private struct SeparatedKitSettings: SettingsGroup {
+  static let keyPrefix = "com.example.kit-"
+  @Setting var volume = 0.5
+}
+
+@Suite struct ModelDeclarationChecksTests {
+  @Test func aKeyPrefixWithoutASeparatorIsReportedOncePerModelType() throws {
+    let backend = InMemoryBackend()
+    let (_, diagnostics) = collectingDiagnostics {
+      let kit = KitSettings(backend: backend)
+      kit.volume = 0.7
+      _ = KitSettings(backend: backend)
+      _ = SeparatedKitSettings(backend: InMemoryBackend())
+    }
+    #expect(backend.value(forKey: "com.example.kitvolume") == 0.7)
+    #expect(
+      diagnostics.map(\.message) == [
+        "KitSettings's key prefix 'com.example.kit' doesn't end in a separator, so it runs into "
+          + "its keys (com.example.kitvolume); end it with '.', as in 'com.example.kit.'"
+      ])
+    #expect(diagnostics.map(\.kind) == [.invalidKey])
+  }
+
+  /// The probe as the tests build it (debug), and, once built with
+  /// `swift build -c release --product SettingsProbe`, its release build: the one that shows
+  /// whether a check and its message survive `-O`.
+  static let probes: [URL] = {
+    let debug = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
+    let release = TestPaths.productsDirectory.deletingLastPathComponent()
+      .appendingPathComponent("release/SettingsProbe")
+    return FileManager.default.isExecutableFile(atPath: release.path) ? [debug, release] : [debug]
+  }()
+
+  /// Runs the probe's `programmer-error` mode, which must stop the program with `message`.
+  func expectStop(_ mode: String, saying message: String, probe: URL) throws {
+    let run = try runExecutable(probe, ["programmer-error", mode])
+    let standardError = String(decoding: run.standardError, as: UTF8.self)
+    #expect(run.status != 0)
+    #expect(run.standardOutput.isEmpty)
+    #expect(standardError.contains("Fatal error: \(message)"), "\(standardError.prefix(400))")
+  }
+
+  @Test(arguments: probes)
+  func twoSettingsUnderOneKeyStopTheProgramSayingWhich(probe: URL) throws {
+    try expectStop(
+      "duplicate-key",
+      saying: "TwoSettingsOneKey.volume and TwoSettingsOneKey.loudness are both stored under the "
+        + "key 'volume'; give one of them a different key", probe: probe)
+  }
+
+  @Test(arguments: probes)
+  func readingAGroupNeverAttachedStopsTheProgramSayingWhy(probe: URL) throws {
+    try expectStop(
+      "unattached",
+      saying: "The @Setting 'volume' of type Double is not attached to a backend. Declare it in a "
+        + "SettingsModel subclass, in a SettingsGroup created with init(backend:), or with an "
+        + "explicit backend: @Setting(\"key\", default: …, backend: …)", probe: probe)
+  }
+}

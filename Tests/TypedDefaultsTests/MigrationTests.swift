@@ -153,6 +153,39 @@ private struct ResumableSettings: SettingsGroup, MigratableSettings {
     }
   }
 
+  @Test func aRenameReportsTheOldKeyItCantChangeInAReadOnlyFile() throws {
+    let directory = try TemporaryDirectory()
+    let delivered = directory.file("JF-info.plist")
+    let bundled = directory.file("Info.plist")
+    // An older deployment file, still using the old key; the bundled file already renamed.
+    try PropertyListFile(url: delivered).write(["fontSize": 14, "kit.userId": "x"])
+    try PropertyListFile(url: bundled).write(["fontSize": 11, "text.fontSize": 12])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), deliveredFile: delivered,
+      bundledFile: bundled, options: .init(savesAtExit: false))
+    let migrations = SettingsMigrations(
+      versionKey: "schemaVersion",
+      steps: [.renameKey("fontSize", to: "text.fontSize"), .moveKeys(["userId"], toPrefix: "sdk.")])
+    let (outcome, diagnostics) = try collectingDiagnostics {
+      try migrations.run(on: store.scoped(to: "kit."))
+    }
+    #expect(outcome.appliedSteps == 2)
+    #expect(
+      diagnostics.map(\.message) == [
+        "Step 2 of 2 (move 'userId' to 'sdk.') can't change the delivered file '\(delivered.path)', "
+          + "which is read-only: its value for 'kit.userId' is no longer read, since the setting "
+          + "reads 'kit.sdk.userId'; rename the key in that file"
+      ])
+    // On the store itself: the delivered file's old key is reported, the bundled file's is not
+    // (it holds the new key too).
+    let (_, unscoped) = try collectingDiagnostics { try migrations.run(on: store) }
+    #expect(unscoped.map(\.kind) == [.readOnlyKeyNotMigrated])
+    #expect(unscoped.map(\.key) == ["fontSize"])
+    // Once migrated, a later run reports nothing.
+    let (_, again) = try collectingDiagnostics { try migrations.run(on: store) }
+    #expect(again.isEmpty)
+  }
+
   @Test func aModelClassMigratesItsOwnBackend() throws {
     let model = TextModel(backend: InMemoryBackend(["fontSize": 14]))
     #expect(model.fontSize == 12)

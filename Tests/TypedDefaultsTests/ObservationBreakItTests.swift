@@ -578,11 +578,12 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     let config = try TemporaryDirectory()
     let environment = ["XDG_CONFIG_HOME": config.url.path]
     let run = try runProduct(
-      "settings", ["write", "com.example.breakit", "Name", "Ada"], environment: environment)
+      "settings", ["write", "--store", "defaults", "com.example.breakit", "Name", "Ada"],
+      environment: environment)
     #expect(run.status == 0, "\(run.standardError)")
     let process = Process()
     process.executableURL = TestPaths.productsDirectory.appendingPathComponent("settings")
-    process.arguments = ["watch", "com.example.breakit"]
+    process.arguments = ["watch", "--store", "defaults", "com.example.breakit"]
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     let errors = Pipe()
@@ -694,14 +695,16 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
       printed.withLock { $0 }.contains("cellular playback not allowed; waiting")
     }
     let on = try runProduct(
-      "settings", ["write", suite, "allowsCellularPlayback", "-bool", "true"],
+      "settings",
+      ["write", "--store", "defaults", suite, "allowsCellularPlayback", "-bool", "true"],
       environment: environment)
     #expect(on.status == 0, "\(on.standardError)")
     await eventually("the player plays (printed \(printed.withLock { $0 }))") {
       printed.withLock { $0 }.contains("Player: playing over cellular")
     }
     let off = try runProduct(
-      "settings", ["write", suite, "allowsCellularPlayback", "-bool", "false"],
+      "settings",
+      ["write", "--store", "defaults", suite, "allowsCellularPlayback", "-bool", "false"],
       environment: environment)
     #expect(off.status == 0, "\(off.standardError)")
     await eventually("the player exits") { !player.isRunning }

@@ -171,3 +171,73 @@ private struct CredentialSettings: SettingsGroup {
     return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
   }
 }
+
+/// A model on a view of a store: its secret's key in the store is the view's prefix and its own.
+private struct ScopedAccount: SettingsGroup {
+  @Setting("token", default: "", secret: true) var token: String
+}
+
+/// What a store says about a key a model bound to it declared secret: `explain`, its `dump`,
+/// and the store's own descriptions (issue 17, item 8).
+@Suite struct StoreSecretsTests {
+  @Test func explainShowsNoSecretThatABoundModelDeclared() throws {
+    let directory = try TemporaryDirectory()
+    let delivered = directory.file("JF-info.plist")
+    try PropertyListFile(url: delivered).write(["apiToken": .string("shipped \(sentinel)")])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), deliveredFile: delivered,
+      options: .init(savesAtExit: false))
+    let settings = AccountSettings(backend: store)
+    settings.apiToken = "token \(sentinel)"
+    try store.setValue(.string("runtime \(sentinel)"), forKey: "apiToken", in: .runtime)
+    try store.setValueForNextLaunch(.string("next \(sentinel)"), forKey: "apiToken")
+    settings.userName = "ada"
+
+    let provenance = store.explain("apiToken")
+    var dumped = ""
+    dump(provenance, to: &dumped)
+    for output in [provenance.description, String(describing: provenance), dumped] {
+      #expect(!output.contains(sentinel), "\(output)")
+    }
+    #expect(provenance.isSecret)
+    #expect(
+      provenance.description == """
+        apiToken
+          runtime     <secret>   <- wins
+          persistent  <secret>
+          delivered   <secret>
+          bundled     (no file)
+          next launch <secret>
+        """)
+    // The values themselves are there for code that asks, as `value(forKey:)` gives them.
+    #expect(provenance.value == .string("runtime \(sentinel)"))
+    // A key no model declared secret is shown as stored.
+    #expect(!store.explain("userName").isSecret)
+    #expect(store.explain("userName").description.contains("ada"))
+  }
+
+  @Test func aSecretDeclaredThroughAViewIsHiddenUnderItsFullKey() throws {
+    let directory = try TemporaryDirectory()
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), options: .init(savesAtExit: false))
+    let account = ScopedAccount(backend: store.scoped(to: "account."))
+    account.token = sentinel
+    #expect(store.explain("account.token").isSecret)
+    #expect(!store.explain("account.token").description.contains(sentinel))
+  }
+
+  @Test func aKeyOnceDeclaredSecretStaysSecretWhenAnotherModelDeclaresItPlain() throws {
+    let directory = try TemporaryDirectory()
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), options: .init(savesAtExit: false))
+    _ = AccountSettings(backend: store)
+    _ = PlainToken(backend: store)
+    try store.setValue(.string(sentinel), forKey: "apiToken")
+    #expect(!store.explain("apiToken").description.contains(sentinel))
+  }
+}
+
+/// The same key as ``AccountSettings/apiToken``, not declared secret.
+private struct PlainToken: SettingsGroup {
+  @Setting("apiToken", default: "") var apiToken: String
+}

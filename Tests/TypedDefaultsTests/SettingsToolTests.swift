@@ -11,7 +11,8 @@ import Testing
 
 /// The `settings` command-line tool (Examples/settings), run as a user runs it: every test checks
 /// standard output, standard error and the exit status exactly. Each test has its own folder, and
-/// its `XDG_CONFIG_HOME` inside it, so no test sees or changes the user's suites.
+/// its `HOME`, `XDG_CONFIG_HOME` and `XDG_DATA_HOME` inside it, so no test sees or changes the
+/// user's suites or stores.
 @Suite struct SettingsToolTests {
   let directory: TemporaryDirectory
 
@@ -21,6 +22,24 @@ import Testing
 
   /// Where the tool finds `UserDefaults` suites in these tests.
   var configHome: URL { directory.file("config") }
+  /// Where the tool finds apps' `LayeredPlistStore` folders in these tests.
+  var dataHome: URL { directory.file("data") }
+  /// `defaults`' message for a domain that doesn't exist, for an app's identifier: neither its
+  /// layered store's folder nor its suite's file is there.
+  func missingDomain(_ name: String, configHome: URL? = nil) -> String {
+    "Domain \(name) does not exist (neither a LayeredPlistStore in "
+      + "\(dataHome.appendingPathComponent(name).path) nor a UserDefaults suite "
+      + "\((configHome ?? self.configHome).appendingPathComponent(name + ".plist").path))"
+  }
+
+  /// The tool's environment: a home of its own (not created), with the test's suites and stores
+  /// folders.
+  var toolEnvironment: [String: String] {
+    [
+      "XDG_CONFIG_HOME": configHome.path, "XDG_DATA_HOME": dataHome.path,
+      "HOME": directory.file("home").path,
+    ]
+  }
 
   // MARK: - Running the tool
 
@@ -30,7 +49,7 @@ import Testing
     input: URL? = nil,
     environment: [String: String] = [:]
   ) throws -> ProcessResult {
-    let environment = ["XDG_CONFIG_HOME": configHome.path].merging(environment) { $1 }
+    let environment = toolEnvironment.merging(environment) { $1 }
     return try runProduct(
       "settings", arguments, environment: environment, standardInput: input)
   }
@@ -84,7 +103,7 @@ import Testing
     let run = try runExecutable(
       URL(fileURLWithPath: "/bin/sh"),
       ["-c", "exec \"$0\" \"$@\" \(redirection)", executable] + arguments,
-      environment: ["XDG_CONFIG_HOME": configHome.path])
+      environment: toolEnvironment)
     return ProcessResult(
       status: run.status,
       standardOutput: String(decoding: run.standardOutput, as: UTF8.self),
@@ -420,6 +439,8 @@ import Testing
   /// A domain kind the write tests run on.
   enum Kind: String, CaseIterable, Sendable {
     case file, folder, suite
+    /// A layered store named by its app's identifier, in the standard data folder.
+    case app
   }
 
   /// The domain argument for a kind, created empty.
@@ -432,7 +453,17 @@ import Testing
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       return folder.path
     case .suite:
+      try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
+      try PropertyListFile(
+        url: configHome.appendingPathComponent("TypedDefaultsTests.settings.plist")
+      )
+      .write([:])
       return "TypedDefaultsTests.settings"
+    case .app:
+      let folder = dataHome.appendingPathComponent("TypedDefaultsTests.app")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try PropertyListFile(url: folder.appendingPathComponent("data.plist")).write([:])
+      return "TypedDefaultsTests.app"
     }
   }
 
@@ -651,7 +682,7 @@ import Testing
     if kind == .suite {
       // UserDefaults removes a suite's file once the suite is empty: the domain is gone, as
       // after `defaults delete domain`.
-      try expect(["read", domain], failsWith: "Domain \(domain) does not exist")
+      try expect(["read", domain], failsWith: missingDomain(domain))
     } else {
       try expect(["read", domain], prints: "{\n}\n")
     }
@@ -667,7 +698,7 @@ import Testing
     try expect(["explain", file, "k"], failsWith: "Domain \(file) does not exist")
     try expect(
       ["delete", "TypedDefaultsTests.none"],
-      failsWith: "Domain TypedDefaultsTests.none does not exist")
+      failsWith: missingDomain("TypedDefaultsTests.none"))
     #expect(!FileManager.default.fileExists(atPath: file))
   }
 
@@ -898,8 +929,9 @@ import Testing
       status: 64)
     try expect(
       ["read", "--bundled", bundled.path, "com.example.app"],
-      failsWith: "read: --delivered and --bundled apply to a layered store folder, and "
-        + "com.example.app is not one (a folder is named by a path, such as ./store)",
+      failsWith: "read: --delivered and --bundled apply to a layered store, and "
+        + "com.example.app is not one (a folder is named by a path, such as ./store, or an "
+        + "app's identifier with --store layered)",
       status: 64)
     try expect(
       ["read", "--bundled", directory.file("nope.plist").path, folder.path],
@@ -927,7 +959,9 @@ import Testing
       ["explain", file, "Theme"],
       prints: "Theme\n  file        \(file)  dark   <- wins (its only layer)\n")
 
-    try succeed(["write", "TypedDefaultsTests.explain", "Volume", "-float", "0.5"])
+    try succeed([
+      "write", "--store", "defaults", "TypedDefaultsTests.explain", "Volume", "-float", "0.5",
+    ])
     let suiteFile = configHome.appendingPathComponent("TypedDefaultsTests.explain.plist").path
     try expect(
       ["explain", "TypedDefaultsTests.explain", "Volume"],
@@ -1030,13 +1064,155 @@ import Testing
         + "The folder '\(directory.file("no/such/folder").path)' does not exist")
   }
 
+  // MARK: - An app's identifier
+
+  /// Opens the store an app opens at launch, as the README shows: `data.plist` in
+  /// `StandardLocation.data`'s folder for the identifier (the tool's `XDG_DATA_HOME`), with a
+  /// delivered and a bundled file elsewhere.
+  func openAppStore(_ identifier: String) throws -> LayeredPlistStore {
+    let folder = try StandardLocation.data.directory(
+      for: identifier, environment: ["XDG_DATA_HOME": dataHome.path])
+    let delivered = directory.file("etc/JF-info.plist")
+    let bundled = directory.file("opt/Info.plist")
+    for file in [delivered, bundled] {
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    }
+    try PropertyListFile(url: delivered).write(["playbackSpeed": 1.5, "ServerURL": "https://jf"])
+    try PropertyListFile(url: bundled).write(["playbackSpeed": 1.0, "skipSeconds": 30])
+    return try LayeredPlistStore(
+      persistentFile: folder.appendingPathComponent("data.plist"), deliveredFile: delivered,
+      bundledFile: bundled, options: .init(savesAtExit: false))
+  }
+
+  @Test func aBareNameReadsAndWritesTheLayeredStoreItsAppUses() throws {
+    let store = try openAppStore("com.example.podcast")
+    // The tool sees the layers the app sees, with no --delivered or --bundled.
+    try expect(["read", "com.example.podcast", "playbackSpeed"], prints: "1.5\n")
+    try expect(
+      ["read", "com.example.podcast"],
+      prints: "{\n    ServerURL = \"https://jf\";\n    playbackSpeed = \"1.5\";\n"
+        + "    skipSeconds = 30;\n}\n")
+    let delivered = directory.file("etc/JF-info.plist").path
+    let bundled = directory.file("opt/Info.plist").path
+    let padding = String(repeating: " ", count: delivered.count - "data.plist".count)
+    try expect(
+      ["explain", "com.example.podcast", "playbackSpeed"],
+      prints: """
+        playbackSpeed
+          persistent  data.plist\(padding)  (no file)
+          delivered   \(delivered)  "1.5"   <- wins
+          bundled     \(bundled)\(String(repeating: " ", count: delivered.count - bundled.count))  1
+
+        """)
+    // The README's write reaches the app, and creates no suite.
+    try succeed(["write", "com.example.podcast", "playbackSpeed", "-float", "3"])
+    #expect(!FileManager.default.fileExists(atPath: configHome.path))
+    try store.reload()
+    #expect(store.value(forKey: "playbackSpeed") == .real(3))
+    #expect(store.layer(forKey: "playbackSpeed") == .persistent)
+    try expect(
+      ["delete", "com.example.podcast", "skipSeconds"],
+      failsWith: "Cannot delete 'skipSeconds' from com.example.podcast: its value comes from the "
+        + "bundled layer (\(bundled)), which is read-only")
+  }
+
+  @Test func aStoreRecordsItsReadOnlyLayerFilesForTheTool() throws {
+    let store = try openAppStore("com.example.podcast")
+    let record = LayeredPlistStore.layerRecordFile(ofPersistentFile: store.persistentFile.url)
+    #expect(record.lastPathComponent == "data.plist.layers")
+    #expect(
+      try LayeredPlistStore.recordedLayerFiles(ofPersistentFile: store.persistentFile.url)
+        == LayeredPlistStore.LayerFiles(
+          delivered: directory.file("etc/JF-info.plist"), bundled: directory.file("opt/Info.plist"))
+    )
+    // Opening it again with the same files leaves the record alone; other files replace it.
+    func inode() throws -> Int? {
+      try FileManager.default.attributesOfItem(atPath: record.path)[.systemFileNumber] as? Int
+    }
+    let before = try inode()
+    _ = try openAppStore("com.example.podcast")
+    #expect(try inode() == before)
+    _ = try LayeredPlistStore(
+      persistentFile: store.persistentFile.url, options: .init(savesAtExit: false))
+    _ = try LayeredPlistStore(
+      persistentFile: store.persistentFile.url, bundledFile: directory.file("opt/Info.plist"),
+      options: .init(savesAtExit: false))
+    #expect(
+      try LayeredPlistStore.recordedLayerFiles(ofPersistentFile: store.persistentFile.url)
+        == LayeredPlistStore.LayerFiles(bundled: directory.file("opt/Info.plist")))
+    // The tool follows the record: no delivered layer now.
+    try expect(["read", "com.example.podcast", "playbackSpeed"], prints: "1\n")
+  }
+
+  @Test func aNameThatNamesNoStoreIsAnErrorNotANewFile() throws {
+    try expect(
+      ["write", "com.example.podcast", "playbackSpeed", "-float", "3"],
+      failsWith: "com.example.podcast names no store yet: there is neither a LayeredPlistStore "
+        + "in \(dataHome.appendingPathComponent("com.example.podcast").path) nor a UserDefaults "
+        + "suite \(configHome.appendingPathComponent("com.example.podcast.plist").path); to "
+        + "create one, say which with --store layered or --store defaults before the name",
+      status: 64)
+    try expect(
+      ["read", "com.example.podcast"], failsWith: missingDomain("com.example.podcast"))
+    #expect(!FileManager.default.fileExists(atPath: dataHome.path))
+    #expect(!FileManager.default.fileExists(atPath: configHome.path))
+    // Named, it is created where the app will look.
+    try succeed([
+      "write", "--store", "layered", "com.example.podcast", "playbackSpeed", "-float", "3",
+    ])
+    let folder = dataHome.appendingPathComponent("com.example.podcast")
+    #expect(
+      try PropertyListFile(url: folder.appendingPathComponent("data.plist")).readDictionary()
+        == ["playbackSpeed": 3.0])
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
+        == 0o700)
+    try expect(["read", "com.example.podcast", "playbackSpeed"], prints: "3\n")
+    try succeed(["write", "--store", "defaults", "com.example.player", "volume", "-int", "2"])
+    try expect(["read", "com.example.player", "volume"], prints: "2\n")
+    #expect(
+      !FileManager.default.fileExists(
+        atPath: dataHome.appendingPathComponent("com.example.player").path))
+  }
+
+  @Test func aNameThatNamesTwoStoresIsAnErrorListingBoth() throws {
+    _ = try openAppStore("com.example.podcast")
+    try succeed(["write", "--store", "defaults", "com.example.podcast", "volume", "-int", "2"])
+    let folder = dataHome.appendingPathComponent("com.example.podcast").path
+    let suite = configHome.appendingPathComponent("com.example.podcast.plist").path
+    try expect(
+      ["read", "com.example.podcast"],
+      failsWith: "read: com.example.podcast names two stores: the LayeredPlistStore in "
+        + "\(folder) and the UserDefaults suite \(suite); say which with --store layered or "
+        + "--store defaults before the name, or name the folder or file by its path",
+      status: 64)
+    try expect(
+      ["write", "com.example.podcast", "volume", "-int", "3"],
+      failsWith: "write: com.example.podcast names two stores: the LayeredPlistStore in "
+        + "\(folder) and the UserDefaults suite \(suite); say which with --store layered or "
+        + "--store defaults before the name, or name the folder or file by its path",
+      status: 64)
+    try expect(["read", "--store", "defaults", "com.example.podcast", "volume"], prints: "2\n")
+    try expect(
+      ["read", "--store", "layered", "com.example.podcast", "playbackSpeed"], prints: "1.5\n")
+    try expect(
+      ["read", "--store", "bogus", "com.example.podcast"],
+      failsWith: "read: --store takes layered or defaults, not 'bogus'", status: 64)
+    try expect(
+      ["read", "--store", "layered", folder],
+      failsWith: "read: --store applies to an app's identifier, and \(folder) is a path, which "
+        + "names its store itself",
+      status: 64)
+  }
+
   // MARK: - UserDefaults suites
 
   @Test func suitesLiveInXDGConfigHomeAndAreListed() throws {
     try expect(["domains"], prints: "")
     try expect(["list"], prints: "")
-    try succeed(["write", "TypedDefaultsTests.b", "name", "Ada"])
-    try succeed(["write", "TypedDefaultsTests.a", "volume", "-float", "0.5"])
+    try succeed(["write", "--store", "defaults", "TypedDefaultsTests.b", "name", "Ada"])
+    try succeed(["write", "--store", "defaults", "TypedDefaultsTests.a", "volume", "-float", "0.5"])
     try succeed(["write", "TypedDefaultsTests.a", "languages", "-array", "en-US", "fr"])
     try expect(["domains"], prints: "TypedDefaultsTests.a, TypedDefaultsTests.b\n")
     try expect(["list"], prints: "TypedDefaultsTests.a\nTypedDefaultsTests.b\n")
@@ -1061,7 +1237,7 @@ import Testing
       ["read", "TypedDefaultsTests.a", "nope"],
       failsWith: "The domain/default pair of (TypedDefaultsTests.a, nope) does not exist")
     try expect(
-      ["read", "TypedDefaultsTests.c"], failsWith: "Domain TypedDefaultsTests.c does not exist")
+      ["read", "TypedDefaultsTests.c"], failsWith: missingDomain("TypedDefaultsTests.c"))
   }
 
   @Test func suitesFollowHOMEWhenXDGConfigHomeIsNotSet() throws {
@@ -1069,7 +1245,8 @@ import Testing
     try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     let environment = ["XDG_CONFIG_HOME": "", "HOME": home.path]
     try expect(
-      ["write", "TypedDefaultsTests.home", "k", "v"], prints: "", environment: environment)
+      ["write", "--store", "defaults", "TypedDefaultsTests.home", "k", "v"], prints: "",
+      environment: environment)
     try expect(["domains"], prints: "TypedDefaultsTests.home\n", environment: environment)
     #expect(
       try PropertyListFile(
@@ -1156,10 +1333,10 @@ import Testing
     try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
     try expect(
       ["read", "TypedDefaultsTests.typo"],
-      failsWith: "Domain TypedDefaultsTests.typo does not exist")
+      failsWith: missingDomain("TypedDefaultsTests.typo"))
     try expect(
       ["read", "TypedDefaultsTests.typo", "k"],
-      failsWith: "Domain TypedDefaultsTests.typo does not exist")
+      failsWith: missingDomain("TypedDefaultsTests.typo"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: configHome.path) == [])
   }
 
@@ -1167,7 +1344,7 @@ import Testing
     // corelibs rewrites a suite file in place, unlocked: without the tool's own lock, a process
     // reading it mid-write saw it empty and saved only its key, losing the others.
     let suite = "TypedDefaultsTests.concurrent"
-    try succeed(["write", suite, "before", "-int", "1"])
+    try succeed(["write", "--store", "defaults", suite, "before", "-int", "1"])
     let failures = runConcurrently(workers: 4, runs: 5) { worker, index in
       ["write", suite, "w\(worker)-k\(index)", "-int", "\(worker * 10 + index)"]
     }

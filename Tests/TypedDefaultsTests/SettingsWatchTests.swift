@@ -129,12 +129,13 @@ import Testing
 
   #if !canImport(Darwin)
     @Test func watchOfASuitePrintsWhatAnotherProcessSavesAndStopsOnSIGTERM() async throws {
-      try settings(["write", "com.example.watch", "volume", "-int", "1"])
-      let watcher = try Watcher(["com.example.watch", "volume"], environment: environment)
+      try settings(["write", "--store", "defaults", "com.example.watch", "volume", "-int", "1"])
+      let watcher = try Watcher(
+        ["--store", "defaults", "com.example.watch", "volume"], environment: environment)
       await watcher.waitForLines(1)
       // The library's atomic save (`settings write`) and a plain UserDefaults program's in-place
       // rewrite at synchronize() are both seen.
-      try settings(["write", "com.example.watch", "volume", "-int", "3"])
+      try settings(["write", "--store", "defaults", "com.example.watch", "volume", "-int", "3"])
       await watcher.waitForLines(2)
       let raw = try runProduct(
         "SettingsProbe", ["raw", "com.example.watch", "raw-set", "volume", "int:4"],

@@ -276,3 +276,48 @@ private final class Observed: Sendable {
     @Setting var volume = 1
   }
 #endif
+
+/// `SettingsTesting.refuseWritesToRealStores()`, in a process of its own, since it holds for the
+/// rest of its process (issue 17, item 11).
+@Suite struct RealStoreWritesTests {
+  @Test func aTestThatForgetsIsolationCantWriteARealStore() throws {
+    // A "real" folder: outside the temporary folders, as a user's data folder is.
+    let real = TestPaths.productsDirectory.deletingLastPathComponent()
+      .appendingPathComponent("real-store-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: real) }
+    let temporary = try TemporaryDirectory()
+    let run = try runProduct(
+      "SettingsProbe", ["refuse-real-writes", real.path, temporary.url.path],
+      environment: ["XDG_CONFIG_HOME": real.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    let store = "LayeredPlistStore(\(real.path)/data.plist)"
+    let refusal =
+      "issue: Cannot write the property list at '\(real.path)/data.plist': A test wrote to a real "
+      + "store (\(store)), which holds this user's own settings; run the test with "
+      + ".isolatedSettings, or open the store on a temporary folder"
+    var expected = [
+      refusal, "real setValue: fileNotWritable", refusal, "real save: fileNotWritable", refusal,
+      "diagnostic: writeFailed", "real model reads 0.5", "isolated model reads 3.0",
+      "temporary setValue: written", "temporary save: written",
+    ]
+    #if !canImport(Darwin)
+      expected += [
+        "issue: Cannot write the property list at '\(real.path)/TypedDefaultsTests.guard.plist': "
+          + "A test wrote to a real store (UserDefaults(suite: TypedDefaultsTests.guard)), which "
+          + "holds this user's own settings; run the test with .isolatedSettings, or open the "
+          + "store on a temporary folder",
+        "suite setValue: fileNotWritable",
+      ]
+    #endif
+    #expect(run.standardOutput.split(separator: "\n").map(String.init) == expected)
+    // Nothing reached the real folder; the temporary store was saved.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: real.path) == [])
+    #expect(
+      try PropertyListFile(url: temporary.file("data.plist")).readDictionary() == ["k": 1])
+  }
+
+  @Test func theGuardIsOffUnlessATestTargetTurnsItOn() {
+    #expect(!SettingsTesting.refusesWritesToRealStores)
+  }
+}

@@ -16,7 +16,8 @@ enum DomainsCommand: Command {
     else in $HOME/.config; on Apple platforms, in ~/Library/Preferences. Hidden files are left
     out, and so are files whose name without .plist isn't a suite name settings accepts (one
     ending in .plist, such as x.plist.plist, starting with '-', or only whitespace): read them
-    by path. Plist files elsewhere, and store folders, are domains too, named by their path.
+    by path. Plist files elsewhere, and store folders, are domains too, named by their path;
+    an app's LayeredPlistStore is also named by the app's identifier, but not listed here.
     """
 
   static func run(_ arguments: inout Arguments) throws(Failure) {

@@ -58,6 +58,8 @@ enum ExplainCommand: Command {
     case .suite(let suite):
       let value = try ReadCommand.value(of: key, in: domain)
       rows.append(("suite", Domain.suiteFile(suite).path, OldStylePlist.inline(value), true))
+    case .unresolved:
+      throw Failure.missingDomain(domain)
     }
     let onlyLayer = rows.count == 1 ? " (its only layer)" : ""
     let fileWidth = rows.map(\.file.count).max() ?? 0

@@ -78,6 +78,10 @@ enum WatchCommand: Command {
       store = try open(
         persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
       layered = true
+    case .unresolved:
+      throw Failure.usage(
+        "watch: \(domain.name) names no store yet; say which to watch with --store layered or "
+          + "--store defaults before the name")
     }
     let printer = ChangePrinter(store: store, showsLayer: layered)
     let token =
@@ -103,7 +107,9 @@ enum WatchCommand: Command {
       }
       return try LayeredPlistStore(
         persistentFile: persistent, deliveredFile: delivered, bundledFile: bundled,
-        options: .init(autosave: .manual, savesAtExit: false, movesCorruptFileAside: false))
+        options: .init(
+          autosave: .manual, savesAtExit: false, movesCorruptFileAside: false,
+          recordsLayerFiles: false))
     }
   }
 }

@@ -35,11 +35,12 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// reported couldn't be read again; the store polls, or keeps the values it has.
     public static let watchFailed = Kind(rawValue: "watchFailed")
     /// A model declares a setting under a key its backend can't store (an empty key, or one
-    /// holding a character the backend's file format can't keep); writes of it will fail.
-    /// Reported in debug builds, once per model type and backend (see ``SettingsModel``).
+    /// holding a character the backend's file format can't keep), so writes of it will fail; or
+    /// a key prefix that doesn't end in a separator, so it runs into its keys. Reported in every
+    /// build, once per model type and backend (see ``SettingsModel``).
     public static let invalidKey = Kind(rawValue: "invalidKey")
     /// Two model types on one backend have equal or overlapping key prefixes, or store one key as
-    /// different types. Reported in debug builds, once per pair of model types.
+    /// different types. Reported in every build, once per pair of model types.
     public static let keyCollision = Kind(rawValue: "keyCollision")
 
     /// The kind's identifier.

@@ -28,6 +28,9 @@ public struct SettingsMigration: Sendable, CustomStringConvertible {
   /// What the step does, for errors: `rename 'fontSize' to 'text.fontSize'`.
   public let description: String
   let body: @Sendable (inout [String: PropertyListValue]) throws -> Void
+  /// The keys the step renames, old to new (``renameKey(_:to:)``, ``moveKeys(_:toPrefix:)``):
+  /// checked against a store's read-only layers, which no step changes.
+  var renamedKeys: [(old: String, new: String)] = []
 
   /// Creates a step from a closure that changes the stored values in place: the general form
   /// of the other steps.
@@ -54,9 +57,11 @@ public struct SettingsMigration: Sendable, CustomStringConvertible {
   ///   - newKey: The key to store it under.
   /// - Returns: The step.
   public static func renameKey(_ oldKey: String, to newKey: String) -> SettingsMigration {
-    SettingsMigration("rename '\(oldKey)' to '\(newKey)'") { values in
+    var step = SettingsMigration("rename '\(oldKey)' to '\(newKey)'") { values in
       rename(oldKey, to: newKey, in: &values)
     }
+    step.renamedKeys = [(oldKey, newKey)]
+    return step
   }
 
   /// Moves keys into a prefix: each key `k` listed becomes `prefix + k`, as ``renameKey(_:to:)``
@@ -68,10 +73,13 @@ public struct SettingsMigration: Sendable, CustomStringConvertible {
   ///   - prefix: The prefix to put before each, such as `com.example.sdk.`.
   /// - Returns: The step.
   public static func moveKeys(_ keys: [String], toPrefix prefix: String) -> SettingsMigration {
-    SettingsMigration("move \(keys.map { "'\($0)'" }.joined(separator: ", ")) to '\(prefix)'") {
-      values in
+    var step = SettingsMigration(
+      "move \(keys.map { "'\($0)'" }.joined(separator: ", ")) to '\(prefix)'"
+    ) { values in
       for key in keys { rename(key, to: prefix + key, in: &values) }
     }
+    step.renamedKeys = keys.map { ($0, prefix + $0) }
+    return step
   }
 
   /// Removes a key and its value.

@@ -77,6 +77,7 @@ public struct SettingsMigrations: Sendable {
     for index in known..<steps.count {
       let step = steps[index]
       let version = index + 1
+      var appliedHere = false
       reached = try SettingsBackends.updateValues(of: backend) {
         values throws(SettingsError) -> Int in
         let current = try self.version(in: values[versionKey])
@@ -84,11 +85,43 @@ public struct SettingsMigrations: Sendable {
         guard current < version else { return current }
         try apply(step, number: version, to: &values)
         values[versionKey] = .integer(.init(Int64(version)))
-        applied += 1
+        appliedHere = true
         return version
+      }
+      if appliedHere {
+        applied += 1
+        reportRenamesInReadOnlyLayers(of: step, number: version, on: backend)
       }
     }
     return Outcome(previousVersion: previous ?? known, version: reached, appliedSteps: applied)
+  }
+
+  /// Reports each key a step renamed that a ``LayeredPlistStore``'s delivered or bundled layer
+  /// still holds under its old name only: no step changes a read-only file, so its value is no
+  /// longer read (the setting reads the new key), and the file needs the rename.
+  private func reportRenamesInReadOnlyLayers(
+    of step: SettingsMigration, number: Int, on backend: any SettingsBackend
+  ) {
+    let (target, prefix) =
+      if let view = backend as? ScopedBackend { (view.base, view.prefix) } else { (backend, "") }
+    guard let store = target as? LayeredPlistStore else { return }
+    for (old, new) in step.renamedKeys {
+      for (layer, file) in [
+        (LayeredPlistStore.Layer.delivered, store.deliveredFile),
+        (.bundled, store.bundledFile),
+      ] {
+        guard let file, store.value(forKey: prefix + old, in: layer) != nil,
+          store.value(forKey: prefix + new, in: layer) == nil
+        else { continue }
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .readOnlyKeyNotMigrated, key: prefix + old, backend: store.name,
+            message: "Step \(number) of \(steps.count) (\(step)) can't change the \(layer) file "
+              + "'\(file.url.path)', which is read-only: its value for '\(prefix + old)' is no "
+              + "longer read, since the setting reads '\(prefix + new)'; rename the key in that "
+              + "file"))
+      }
+    }
   }
 
   /// Applies the steps after `version` to values in memory (an import of an older export).
@@ -131,6 +164,14 @@ public struct SettingsMigrations: Sendable {
     }
     return version
   }
+}
+
+extension SettingsDiagnostic.Kind {
+  /// A migration step renamed a key that a ``LayeredPlistStore``'s delivered or bundled file holds
+  /// under its old name: no step changes a read-only file, so that value is no longer read
+  /// (``SettingsMigrations/run(on:)``). Reported when the step runs.
+  public static let readOnlyKeyNotMigrated = SettingsDiagnostic.Kind(
+    rawValue: "readOnlyKeyNotMigrated")
 }
 
 extension SettingsError.Code {

@@ -1,9 +1,3 @@
-/// What the library prints instead of a secret setting's value.
-enum SecretRedaction {
-  /// `<secret>`: shown in descriptions, diagnostics and errors in place of the value.
-  static let placeholder = "<secret>"
-}
-
 extension Setting {
   // MARK: - Declaring a secret setting
 

@@ -95,18 +95,16 @@ enum SettingsReflection {
   /// Discovers `model`'s settings and attaches each to `backend` under its full key (a setting
   /// declared with its own backend keeps it).
   ///
-  /// In debug builds, two settings of one model with the same key stop the program: it is a
-  /// mistake in the model's declaration, found on its first use. Keys the backend can't store and
-  /// prefixes colliding with another model's are reported once per model type and backend
-  /// (``SettingsValidation``).
-  ///
-  /// - Returns: The settings' descriptors, in debug builds only (release builds return an empty
-  ///   list: making them cost a fifth of creating a model, and models list their settings when
-  ///   asked, ``SettingsModel/allSettings``).
-  @discardableResult
+  /// The first time a model type is bound to a backend, in every build, its declaration is
+  /// checked (``SettingsValidation``: two settings with one key stop the program with a message
+  /// saying which; a prefix without a separator, keys the backend can't store and prefixes
+  /// colliding with another model's are reported) and its keys are declared to a backend that
+  /// describes its values itself (``LearnsDeclaredKeys``: secret keys, value types). Later
+  /// instances of the type on that backend skip both for one lookup, so creating a model stays
+  /// cheap, and reads never pay for either.
   static func bind<Model>(
     _ model: Model, keyPrefix: String, to backend: any SettingsBackend
-  ) -> [SettingDescriptor] {
+  ) {
     let binding = BackendBinding(backend)
     withPlan(for: model, keyPrefix: keyPrefix) { plan, base in
       guard let plan else {
@@ -135,14 +133,9 @@ enum SettingsReflection {
       }
       cells.finish()
     }
-    #if DEBUG
-      let descriptors = discover(in: model, keyPrefix: keyPrefix)
-      SettingsValidation.check(
-        descriptors, of: dynamicType(of: model), keyPrefix: keyPrefix, on: binding)
-      return descriptors
-    #else
-      return []
-    #endif
+    SettingsValidation.checkOnce(
+      dynamicType(of: model), keyPrefix: keyPrefix, on: binding,
+      settings: discover(in: model, keyPrefix: keyPrefix))
   }
 
   /// Binds one setting of a model (the `index`th) under its full key.

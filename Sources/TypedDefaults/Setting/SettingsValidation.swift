@@ -1,10 +1,16 @@
 import Foundation
 
-/// The checks a model's declaration gets when it is first bound to a backend, in debug builds:
-/// the counterpart of swift-argument-parser's validators, which also run only in debug builds.
+/// The checks a model's declaration gets when it is first bound to a backend, in every build:
+/// they run once per model type and backend, never on a read, so a release build keeps them for
+/// the cost of one lookup per model created.
 ///
-/// - Two settings of one model with the same key stop the program (a mistake in the declaration
-///   that would make them overwrite each other).
+/// - Two settings of one model with the same key stop the program, with a message naming both
+///   in release builds too (`fatalError`, not `preconditionFailure`, whose message `-O` drops):
+///   a mistake in the declaration that would make them share one value.
+/// - A key prefix that doesn't end in a separator (`"com.example.kit"`, whose keys read
+///   `com.example.kitvolume`) is reported as a ``SettingsDiagnostic/Kind/invalidKey``
+///   diagnostic: the keys work, and a store may already hold values under them, so it is not a
+///   trap; the message says to end the prefix with a `.`.
 /// - A key the backend can't store (empty, or holding a character its file format can't keep) is
 ///   reported as a ``SettingsDiagnostic/Kind/invalidKey`` diagnostic.
 /// - Two model types on one backend whose key prefixes are equal or one starts the other, or
@@ -19,10 +25,17 @@ enum SettingsValidation {
   /// What was bound to one backend: its model types, with their prefixes and keys in the
   /// backend's base (a view's prefix applied).
   private struct BackendModels {
-    /// Held weakly (debug builds only) so that a new backend at the address of a released one
-    /// doesn't inherit its models.
-    weak var backend: (any SettingsBackend)?
+    /// The backend's identity, held weakly so that a new backend at the address of a released
+    /// one doesn't inherit its models: a cell backend's ``CellsIdentity`` (a weak reference to
+    /// the backend itself would give it a side table, and its reads the slow retain path), else
+    /// the backend.
+    weak var identity: (any AnyObject & Sendable)?
     var models: [ObjectIdentifier: ModelKeys] = [:]
+  }
+
+  /// The object standing for a backend in the table (see ``BackendModels/identity``).
+  private static func identity(of backend: any SettingsBackend) -> any AnyObject & Sendable {
+    (backend as? any CellBackend)?.cellsIdentity ?? backend
   }
 
   private struct ModelKeys {
@@ -41,35 +54,60 @@ enum SettingsValidation {
 
   private static let state = Locked(State())
 
-  /// Checks a model type's settings as bound to `backend`; see the type's documentation.
-  static func check(
+  /// Checks a model type's settings as bound to `binding`'s backend, and declares its keys to a
+  /// backend that ``LearnsDeclaredKeys``, the first time the type is bound to that backend; see
+  /// the type's documentation.
+  ///
+  /// - Parameter settings: The model's settings, discovered only the first time.
+  static func checkOnce(
+    _ type: Any.Type, keyPrefix: String, on binding: BackendBinding,
+    settings: @autoclosure () -> [SettingDescriptor]
+  ) {
+    let root = binding.target
+    let rootIdentity = identity(of: root)
+    let typeID = ObjectIdentifier(type)
+    let alreadyChecked = state.withLock { state in
+      state.backends[ObjectIdentifier(root)].map {
+        $0.identity === rootIdentity && $0.models[typeID] != nil
+      } ?? false
+    }
+    // In a diagnostics scope (a test capturing them), reporting once is the scope's: check again.
+    guard !alreadyChecked || SettingsDiagnostics.isScoped else { return }
+    check(settings(), of: type, keyPrefix: keyPrefix, on: binding)
+  }
+
+  /// Checks a model type's settings as bound to `binding`'s backend, and declares its keys.
+  private static func check(
     _ settings: [SettingDescriptor], of type: Any.Type, keyPrefix: String,
     on binding: BackendBinding
   ) {
     let backend = binding.backend
     let root = binding.target
+    let rootIdentity = identity(of: root)
     let typeID = ObjectIdentifier(type)
     let typeName = String(describing: type)
-    let alreadyChecked = state.withLock { state in
-      let id = ObjectIdentifier(root)
-      return state.backends[id].map { $0.backend === root && $0.models[typeID] != nil } ?? false
-    }
-    // In a diagnostics scope (a test capturing them), reporting once is the scope's: check again.
-    guard !alreadyChecked || SettingsDiagnostics.isScoped else { return }
 
     var owners: [String: String] = [:]
     var keys: [String: (property: String, valueType: String)] = [:]
+    var declared: [String: DeclaredKey] = [:]
     var diagnostics: [(id: String, SettingsDiagnostic)] = []
+    if let problem = prefixProblem(keyPrefix, of: typeName, firstKey: settings.first?.key) {
+      diagnostics.append(
+        (
+          "prefix \(typeName)",
+          SettingsDiagnostic(
+            kind: .invalidKey, key: nil, backend: backend.name, message: problem)
+        ))
+    }
     for descriptor in settings {
       let owner = "\(descriptor.declaringTypeName).\(descriptor.propertyPath)"
       if let first = owners.updateValue(owner, forKey: descriptor.key) {
-        preconditionFailure(
-          "\(first) and \(owner) are both stored under the key '\(descriptor.key)'; "
-            + "give one of them a different key"
-        )
+        fatalError(duplicateKeyMessage(first, owner, key: descriptor.key))
       }
       let baseKey = binding.targetPrefix + descriptor.key
       keys[baseKey] = ("\(typeName).\(descriptor.propertyPath)", descriptor.typeName)
+      declared[baseKey] = DeclaredKey(
+        isSecret: descriptor.isSecret, valueType: descriptor.valueType)
       if let problem = problem(storing: baseKey, in: root) {
         diagnostics.append(
           (
@@ -88,9 +126,9 @@ enum SettingsValidation {
 
     let reports = state.withLock { state -> [(id: String, SettingsDiagnostic)] in
       let id = ObjectIdentifier(root)
-      if state.backends[id]?.backend !== root {
+      if state.backends[id]?.identity !== rootIdentity {
         sweep(&state)
-        state.backends[id] = BackendModels(backend: root)
+        state.backends[id] = BackendModels(identity: rootIdentity)
       }
       let others = state.backends[id]?.models ?? [:]
       state.backends[id]?.models[typeID] = model
@@ -99,7 +137,30 @@ enum SettingsValidation {
       }
       return diagnostics
     }
+    (root as? any LearnsDeclaredKeys)?.learn(declared)
     for (id, diagnostic) in reports { SettingsDiagnostics.report(diagnostic, once: id) }
+  }
+
+  /// What stops the program when two settings of one model share a key.
+  static func duplicateKeyMessage(_ first: String, _ second: String, key: String) -> String {
+    "\(first) and \(second) are both stored under the key '\(key)'; give one of them a "
+      + "different key"
+  }
+
+  /// Why a model's key prefix runs into its keys, or `nil` if it doesn't: a prefix must end in a
+  /// separator, a character that is not a letter or a digit (`.`, `-`, `_`, `/`, `:`).
+  ///
+  /// - Parameters:
+  ///   - prefix: The model's own ``SettingsModel/keyPrefix`` (empty for none).
+  ///   - typeName: The model type's name, for the message.
+  ///   - firstKey: One of its full keys, to show what the prefix makes of them.
+  static func prefixProblem(_ prefix: String, of typeName: String, firstKey: String?) -> String? {
+    guard let last = prefix.unicodeScalars.last,
+      CharacterSet.alphanumerics.contains(last)
+    else { return nil }
+    let example = firstKey.map { " (\($0))" } ?? ""
+    return "\(typeName)'s key prefix '\(prefix)' doesn't end in a separator, so it runs into its "
+      + "keys\(example); end it with '.', as in '\(prefix).'"
   }
 
   /// Why `backend` can't store `key`, or `nil` if it can.
@@ -163,7 +224,7 @@ enum SettingsValidation {
   /// Drops the entries of released backends, once the table has doubled since the last sweep.
   private static func sweep(_ state: inout State) {
     guard state.backends.count >= state.sweepThreshold else { return }
-    state.backends = state.backends.filter { $0.value.backend != nil }
+    state.backends = state.backends.filter { $0.value.identity != nil }
     state.sweepThreshold = max(16, state.backends.count * 2)
   }
 }

@@ -209,7 +209,8 @@ class UntypedSettingStorage: @unchecked Sendable {
   @usableFromInline
   final func unbound() -> Never {
     let name = declaredKey.map { "'\($0)'" } ?? "(no key)"
-    preconditionFailure(
+    // `fatalError`, not `preconditionFailure`: `-O` keeps only its message.
+    fatalError(
       "The @Setting \(name) of type \(valueTypeName) is not attached to a backend. Declare it in "
         + "a SettingsModel subclass, in a SettingsGroup created with init(backend:), or with an "
         + "explicit backend: @Setting(\"key\", default: …, backend: …)"

@@ -45,6 +45,22 @@ extension LayeredPlistStore {
     /// another process shares, or call ``LayeredPlistStore/startWatching()`` when something
     /// starts observing.
     public var watchesFiles: Bool
+    /// Whether the store records where its delivered and bundled files are, in
+    /// `data.plist.layers` beside `data.plist`, so a tool opening its folder (the `settings`
+    /// tool, by the app's identifier or the folder's path) sees the layers the app sees: `true` by
+    /// default. The record is written as the store opens, only if it has a delivered or bundled
+    /// file and the record differs; see ``LayeredPlistStore/recordedLayerFiles(ofPersistentFile:)``.
+    public var recordsLayerFiles: Bool
+    /// What a delivered or bundled file that can't be read (corrupt, truncated, too large, not a
+    /// dictionary, not readable by this user) does as the store opens. `false` (the default): the initializer throws the
+    /// file's ``SettingsError``, so a deployment mistake can't go unnoticed. `true` (for an app
+    /// that must start with a broken deployment file): the layer is empty, the error is kept in
+    /// ``LayeredPlistStore/recoveredProblems`` and reported as a
+    /// ``SettingsDiagnostic/Kind/corruptFile`` diagnostic, the file is left where it is (the
+    /// store never moves a file it doesn't own), and the layer is absent from
+    /// ``LayeredPlistStore/layersLoadedFromDisk``; a watching store reads the file again when it
+    /// is replaced.
+    public var opensDespiteUnreadableReadOnlyFiles: Bool
 
     /// Creates options.
     ///
@@ -59,6 +75,11 @@ extension LayeredPlistStore {
     ///     default) or reported by throwing and left in place (`false`).
     ///   - watchesFiles: Whether the store watches its files for changes made by other
     ///     processes; `false` by default.
+    ///   - recordsLayerFiles: Whether the store records where its read-only layers' files are,
+    ///     in `data.plist.layers`; `true` by default.
+    ///   - opensDespiteUnreadableReadOnlyFiles: Whether a delivered or bundled file that can't be
+    ///     read is reported and read as an empty layer (`true`) rather than thrown (`false`, the
+    ///     default).
     public init(
       format: PropertyListFile.Format? = nil,
       maximumFileSize: Int = PropertyListFile.defaultMaximumSize,
@@ -66,7 +87,9 @@ extension LayeredPlistStore {
       savesAtExit: Bool = true,
       keyNormalization: KeyNormalization? = nil,
       movesCorruptFileAside: Bool = true,
-      watchesFiles: Bool = false
+      watchesFiles: Bool = false,
+      recordsLayerFiles: Bool = true,
+      opensDespiteUnreadableReadOnlyFiles: Bool = false
     ) {
       self.format = format
       self.maximumFileSize = maximumFileSize
@@ -75,6 +98,8 @@ extension LayeredPlistStore {
       self.keyNormalization = keyNormalization
       self.movesCorruptFileAside = movesCorruptFileAside
       self.watchesFiles = watchesFiles
+      self.recordsLayerFiles = recordsLayerFiles
+      self.opensDespiteUnreadableReadOnlyFiles = opensDespiteUnreadableReadOnlyFiles
     }
   }
 

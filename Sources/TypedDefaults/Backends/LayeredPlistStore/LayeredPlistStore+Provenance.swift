@@ -14,7 +14,8 @@ extension LayeredPlistStore {
 
     /// The key, normalized if the store normalizes keys.
     public let key: String
-    /// The value each layer holds for the key; layers without one are absent.
+    /// The value each layer holds for the key; layers without one are absent. These are the
+    /// stored values, secret or not: only ``description`` and `dump` leave a secret out.
     public let values: [Layer: PropertyListValue]
     /// The change written for the next launch, if any.
     public let nextLaunchChange: NextLaunchChange?
@@ -22,15 +23,47 @@ extension LayeredPlistStore {
     /// given, or it was missing when the store was opened. They hold no key, and
     /// ``description`` shows them as `(no file)` rather than `-`, so a mistyped path shows.
     public let layersWithoutFile: Set<Layer>
+    /// Whether a model bound to the store declared the key `secret: true`: ``description`` and
+    /// `dump` then show `<secret>` for every value.
+    public let isSecret: Bool
+    /// The type a model bound to the store declared for the key (`Double`), or `nil` if no model
+    /// did.
+    public let declaredTypeName: String?
+    /// The layer whose value would win but which the declared type can't read, so a read of the
+    /// setting returns its default; `nil` if the winning value reads (or no model declared the
+    /// key).
+    public let unreadableLayer: Layer?
 
-    /// The layer whose value a read returns: the highest-priority layer holding the key.
-    public var source: Layer? { values.keys.min() }
+    /// The layer whose value a read returns: the highest-priority layer holding the key, unless
+    /// the type a model declared for the key can't read that value (see ``unreadableLayer``),
+    /// when the setting reads its default and this is `nil`.
+    public var source: Layer? {
+      unreadableLayer == nil ? values.keys.min() : nil
+    }
 
     /// The value a read returns.
     public var value: PropertyListValue? { source.flatMap { values[$0] } }
 
+    init(
+      key: String, values: [Layer: PropertyListValue], nextLaunchChange: NextLaunchChange?,
+      layersWithoutFile: Set<Layer>, declared: DeclaredKey?
+    ) {
+      self.key = key
+      self.values = values
+      self.nextLaunchChange = nextLaunchChange
+      self.layersWithoutFile = layersWithoutFile
+      isSecret = declared?.isSecret ?? false
+      declaredTypeName = declared.map { TypeNames.sugared($0.valueType) }
+      let winner = values.keys.min()
+      unreadableLayer = winner.flatMap { layer in
+        guard let declared, let value = values[layer], !declared.reads(value) else { return nil }
+        return layer
+      }
+    }
+
     /// One line per layer, the winning one marked, and the pending next-launch change. `-` is a
-    /// layer that lacks the key; `(no file)` a read-only layer without a file:
+    /// layer that lacks the key; `(no file)` a read-only layer without a file; `<secret>` the
+    /// value of a key a model declared secret:
     ///
     /// ```
     /// ServerURL
@@ -39,20 +72,62 @@ extension LayeredPlistStore {
     ///   delivered   (no file)
     ///   bundled     https://api.example.com
     /// ```
+    ///
+    /// A winning value the declared type can't read is marked instead
+    /// `<- unreadable as Double: reads as the default`.
     public var description: String {
       var lines = [key]
       for layer in Layer.allCases {
         let name = layer.description.padding(toLength: 11, withPad: " ", startingAt: 0)
         let missing = layersWithoutFile.contains(layer) ? "(no file)" : "-"
-        let shown = values[layer].map(String.init(describing:)) ?? missing
-        lines.append("  \(name) \(shown)" + (layer == source ? "   <- wins" : ""))
+        let shown = values[layer].map(shown) ?? missing
+        let mark =
+          if layer == source {
+            "   <- wins"
+          } else if layer == unreadableLayer {
+            "   <- unreadable as \(declaredTypeName ?? "the declared type"): reads as the default"
+          } else {
+            ""
+          }
+        lines.append("  \(name) \(shown)" + mark)
       }
       switch nextLaunchChange {
-      case .set(let value)?: lines.append("  next launch \(value)")
+      case .set(let value)?: lines.append("  next launch \(shown(value))")
       case .remove?: lines.append("  next launch (removed)")
       case nil: break
       }
       return lines.joined(separator: "\n")
+    }
+
+    /// A value as the description shows it: `<secret>` for a secret key's.
+    private func shown(_ value: PropertyListValue) -> String {
+      isSecret ? SecretRedaction.placeholder : String(describing: value)
+    }
+  }
+}
+
+extension LayeredPlistStore.Provenance: CustomReflectable {
+  /// The key, and each layer's value as ``description`` shows it (`<secret>` for a secret key),
+  /// so that `dump` can't show a secret.
+  public var customMirror: Mirror {
+    let shownValues = values.mapValues(shown)
+    return Mirror(
+      self,
+      children: [
+        "key": key, "values": shownValues, "source": source as Any,
+        "isSecret": isSecret, "unreadableLayer": unreadableLayer as Any,
+      ], displayStyle: .struct)
+  }
+}
+
+extension LayeredPlistStore: LearnsDeclaredKeys {
+  func learn(_ keys: [String: DeclaredKey]) {
+    let keys = keys.map { (normalizedKey($0.key), $0.value) }
+    declaredKeys.withLock { declared in
+      for (key, new) in keys {
+        let wasSecret = declared[key]?.isSecret ?? false
+        declared[key] = DeclaredKey(isSecret: new.isSecret || wasSecret, valueType: new.valueType)
+      }
     }
   }
 }

@@ -98,6 +98,7 @@ extension LayeredPlistStore {
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) -> ([String], Recovery?) {
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
       // Temporary files of killed processes are removed at open and at most once a minute.
       let now = DispatchTime.now().uptimeNanoseconds
@@ -261,6 +262,16 @@ extension LayeredPlistStore {
       SettingsDiagnostic(
         kind: .corruptFile, key: problem.key, backend: name,
         message: "\(problem); the layer was read without it"))
+  }
+
+  /// Records a delivered or bundled file that couldn't be read, opened as an empty layer
+  /// (``Options/opensDespiteUnreadableReadOnlyFiles``).
+  func record(unreadableShippedFile problem: SettingsError) {
+    problems.withLock { $0.append(problem) }
+    SettingsDiagnostics.report(
+      SettingsDiagnostic(
+        kind: .corruptFile, key: nil, backend: name,
+        message: "\(problem); the layer is empty until the file is fixed (it was left in place)"))
   }
 
   /// Saves on the store's own initiative (autosave, exit), reporting a failure, since no caller

@@ -83,8 +83,9 @@ import Foundation
 /// each lost key is reported. A corrupt file that can't be moved aside (or is reached through a
 /// symbolic link, which the store never renames) is left as it is, and saves throw rather than
 /// write over it. A delivered or bundled file that can't be read makes the initializer throw,
-/// since the store must not move files it doesn't own; one with unreadable entries loads
-/// without them. See <doc:LayeredConfiguration> for every rule.
+/// since the store must not move files it doesn't own, unless
+/// ``Options/opensDespiteUnreadableReadOnlyFiles`` asks to open with an empty layer and report
+/// it; one with unreadable entries loads without them. See <doc:LayeredConfiguration> for every rule.
 ///
 /// ## Performance characteristics
 ///
@@ -126,6 +127,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   let autosaveState = Locked(AutosaveState())
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   let watchers = Locked<[FileWatcher]>([])
+  /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
+  let declaredKeys = Locked<[String: DeclaredKey]>([:])
 
   /// Opens a store, reading each file that exists.
   ///
@@ -137,7 +140,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ///   - bundledFile: A read-only `Info.plist`, or `nil` for none.
   ///   - options: Format, reading limits, autosave and key normalization.
   /// - Throws: ``SettingsError`` naming the file and the cause if the delivered or bundled file
-  ///   exists but can't be read (``SettingsError/Code/fileNotReadable``,
+  ///   exists but can't be read (unless ``Options/opensDespiteUnreadableReadOnlyFiles`` is on) (``SettingsError/Code/fileNotReadable``,
   ///   ``SettingsError/Code/fileTooLarge``), isn't a property list
   ///   (``SettingsError/Code/corruptFile``), or has a root that isn't a dictionary
   ///   (``SettingsError/Code/wrongRootType``); if `data.plist` can't be read for a reason other
@@ -175,8 +178,17 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     layers[Layer.persistent.rawValue] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
+    var unreadableShippedFiles: [SettingsError] = []
     for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
-      if let file, let contents = try Self.readLayerFile(file) {
+      guard let file else { continue }
+      let contents: (entries: [String: PropertyListValue], unreadable: [SettingsError])?
+      do {
+        contents = try Self.readLayerFile(file)
+      } catch  where options.opensDespiteUnreadableReadOnlyFiles {
+        unreadableShippedFiles.append(error)
+        continue
+      }
+      if let contents {
         layers[layer.rawValue] = Self.normalizingKeys(
           of: contents.entries, options: options, layer: layer, store: name)
         unreadableShippedEntries += contents.unreadable
@@ -201,6 +213,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     }
     for leftover in leftovers { record(leftover) }
     for problem in unreadableShippedEntries { record(unreadableShippedEntry: problem) }
+    for problem in unreadableShippedFiles { record(unreadableShippedFile: problem) }
+    recordLayerFiles()
     if options.savesAtExit {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
@@ -213,8 +227,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if options.savesAtExit { saveReportingFailure() }
   }
 
-  /// Problems found in `data.plist` that the store recovered from, oldest first: a corrupt file
-  /// moved aside when the store opened, or found by a later save or ``reload()``.
+  /// Problems found in the store's files that it recovered from, oldest first: a corrupt
+  /// `data.plist` moved aside when the store opened, or found by a later save or ``reload()``;
+  /// entries of a delivered or bundled file left out; and a delivered or bundled file opened as
+  /// an empty layer (``Options/opensDespiteUnreadableReadOnlyFiles``).
   public var recoveredProblems: [SettingsError] {
     problems.withLock { $0 }
   }
@@ -294,20 +310,33 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
 
   /// Returns the layer a key's current value comes from.
   ///
+  /// A value the setting bound to the key can't read (a string where a model declared a
+  /// `Double`) is not where its value comes from: the setting reads its default, and this
+  /// returns `nil`, as ``explain(_:)``'s ``Provenance/source`` does.
+  ///
   /// - Parameter key: The key to look up.
-  /// - Returns: The highest-priority layer holding the key, or `nil` if none does.
+  /// - Returns: The highest-priority layer holding the key, or `nil` if none does or a model bound
+  ///   to the store declared a type that can't read its value.
   public func layer(forKey key: String) -> Layer? {
     let key = normalizedKey(key)
-    return state.withLock { $0.effective[key]?.layer }
+    guard let winner = state.withLock({ $0.effective[key] }) else { return nil }
+    if let declared = declaredKey(key), !declared.reads(winner.value) { return nil }
+    return winner.layer
   }
 
   /// Explains a key's value: what each layer holds, which wins, and any change pending for the
   /// next launch.
   ///
+  /// What models bound to the store declared about the key shows too: the description of a key
+  /// a model declared `secret: true` shows `<secret>` for every value, and a winning value the
+  /// declared type can't read is marked as read as the default (``Provenance/source`` is then
+  /// `nil`). A key no model declared is shown as stored.
+  ///
   /// - Parameter key: The key to explain.
   /// - Returns: The key's provenance; its `description` is a readable table.
   public func explain(_ key: String) -> Provenance {
     let key = normalizedKey(key)
+    let declared = declaredKey(key)
     return state.withLock { state in
       var values: [Layer: PropertyListValue] = [:]
       for layer in Layer.allCases {
@@ -318,8 +347,14 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       }
       return Provenance(
         key: key, values: values, nextLaunchChange: change,
-        layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk))
+        layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk),
+        declared: declared)
     }
+  }
+
+  /// What a model bound to the store declared about a (normalized) key, if one did.
+  func declaredKey(_ key: String) -> DeclaredKey? {
+    declaredKeys.withLock { $0[key] }
   }
 
   /// Returns every key any layer holds, with the value a read returns for it.
@@ -357,6 +392,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
         after: [(key, value)], path: persistentFile.url.path)
@@ -406,6 +442,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       storable.append((key, try self.storable(value, forKey: key, in: .persistent)))
     }
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
       try state.checkFileSize(
         after: storable.map { ($0.0, $0.1) },

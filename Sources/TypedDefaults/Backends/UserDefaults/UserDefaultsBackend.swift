@@ -345,6 +345,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   no value is accepted that no save could write. Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try Self.checkStorable(value, forKey: key) }
+    try RealStoreGuard.check(writingTo: fileURL, of: name)
     try observers.recordingWrite(CollectionOfOne(key), of: self) { () throws(SettingsError) in
       #if canImport(Darwin)
         if let value {
@@ -373,6 +374,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try Self.checkStorable(value, forKey: key) }
+    try RealStoreGuard.check(writingTo: fileURL, of: name)
     try observers.recordingWrite(values.keys, of: self) { () throws(SettingsError) in
       #if canImport(Darwin)
         for (key, value) in values {

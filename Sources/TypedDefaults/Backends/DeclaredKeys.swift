@@ -1,0 +1,29 @@
+/// What the library prints instead of a secret setting's value.
+enum SecretRedaction {
+  /// `<secret>`: shown in descriptions, diagnostics and errors in place of the value.
+  static let placeholder = "<secret>"
+}
+
+/// What a model bound to a backend declared about one of its keys: whether the value is secret,
+/// and the type its setting reads it as.
+struct DeclaredKey: Sendable {
+  /// Whether the setting was declared `secret: true`: the backend never shows its value.
+  let isSecret: Bool
+  /// The setting's value type: a stored value it can't be made from reads as the default.
+  let valueType: any SettingValue.Type
+
+  /// Whether the setting reads `value` as itself rather than as its default.
+  func reads(_ value: PropertyListValue) -> Bool {
+    valueType.init(propertyListValue: value) != nil
+  }
+}
+
+/// A backend that describes its values itself (`LayeredPlistStore.explain`), and so must know
+/// which keys are secret and how they are read: models bound to it declare their keys, once per
+/// model type and backend, when they are first bound.
+protocol LearnsDeclaredKeys: AnyObject {
+  /// Records what a model declared about its keys (full keys in this backend, prefixes
+  /// included); a later declaration of a key replaces an earlier one, except that a key once
+  /// declared secret stays secret.
+  func learn(_ keys: [String: DeclaredKey])
+}
