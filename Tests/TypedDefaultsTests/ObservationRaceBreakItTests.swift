@@ -243,6 +243,95 @@ import TypedDefaultsTesting
     }
   }
 
+  /// Settings on a view and on its base write the same stored key concurrently: an observer of
+  /// the view and one of the base get the same values in the same order, each once.
+  @Test(arguments: BackendFactory.observable)
+  func writesThroughAViewAndItsBaseRacingGiveBothObserversOneOrder(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { base in
+      let view = base.scoped(to: "com.example.sdk.")
+      let throughView = ObservedSettings(backend: view)
+      let throughBase = RacePrefixedSettings(backend: base)
+      let viewEvents = Received<Int?>()
+      let baseEvents = Received<Int?>()
+      let tokens = [
+        view.observe(key: "volume") { viewEvents.append($0.newValue?.intValue) },
+        base.observe(key: "com.example.sdk.volume") { baseEvents.append($0.newValue?.intValue) },
+      ]
+      let finished = await runConcurrently([
+        { for i in 0..<50 { throughView.volume = 1000 + i } },
+        { for i in 0..<50 { throughBase.volume = 2000 + i } },
+        { for _ in 0..<50 { throughView.$volume.reset() } },
+      ])
+      try #require(finished, "the writers deadlocked")
+      for token in tokens { token.cancel() }
+      #expect(viewEvents.all == baseEvents.all)
+      let values = viewEvents.all.compactMap { $0 }
+      #expect(values.count == 100)
+      #expect(Set(values) == Set((0..<50).flatMap { [1000 + $0, 2000 + $0] }))
+      #expect(viewEvents.last == base.value(forKey: "com.example.sdk.volume")?.intValue)
+    }
+  }
+
+  /// Two `UserDefaultsBackend` instances on one suite, written concurrently: an observer on
+  /// each gets every write once, both in the same order.
+  @Test func twoBackendsOnOneSuiteRacingGiveTheirObserversOneOrder() async throws {
+    let suite = TemporarySuite()
+    let first = suite.backend
+    let second = UserDefaultsBackend(suiteName: suite.name)
+    let firstEvents = Received<Int?>()
+    let secondEvents = Received<Int?>()
+    let tokens = [
+      first.observe(key: "volume") { firstEvents.append($0.newValue?.intValue) },
+      second.observe(key: "volume") { secondEvents.append($0.newValue?.intValue) },
+    ]
+    let one = ObservedSettings(backend: first)
+    let other = ObservedSettings(backend: second)
+    let finished = await runConcurrently([
+      { for i in 0..<50 { one.volume = 1000 + i } },
+      { for i in 0..<50 { other.volume = 2000 + i } },
+    ])
+    try #require(finished, "the writers deadlocked")
+    for token in tokens { token.cancel() }
+    #expect(firstEvents.all == secondEvents.all)
+    #expect(firstEvents.count == 100)
+    #expect(firstEvents.last == second.value(forKey: "volume")?.intValue)
+    withExtendedLifetime(suite) {}
+  }
+
+  /// Cancelling a `for await` consumer while writers race ends its loop: the task finishes
+  /// (bounded wait), the writers too.
+  @Test(arguments: BackendFactory.observable)
+  func cancellingAStreamConsumerWhileWritersRaceEndsItsLoop(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      let settings = ObservedSettings(backend: backend)
+      let streamed = Received<Int>()
+      let consumer = Task {
+        for await volume in settings.$volume.changes(initial: true) { streamed.append(volume) }
+      }
+      try #require(await eventually("the stream started") { streamed.count > 0 })
+      let writers = Task {
+        await runConcurrently(
+          (0..<3).map { writer in
+            { @Sendable in for i in 0..<200 { settings.volume = writer * 1000 + i + 2 } }
+          })
+      }
+      try #require(await eventually("the stream got a racing write") { streamed.count > 1 })
+      consumer.cancel()
+      let ended = Locked(false)
+      Task {
+        await consumer.value
+        ended.withLock { $0 = true }
+      }
+      #expect(await eventually("the cancelled consumer's loop ended") { ended.withLock { $0 } })
+      #expect(await writers.value, "the writers deadlocked")
+      #expect(await eventually("the stream's observer went") { observerCount(backend) == 0 })
+    }
+  }
+
   // MARK: - Re-entrancy and cancellation under contention
 
   /// An observer clamping the value (writing 100 back when it sees more) while four writers
@@ -489,6 +578,12 @@ import TypedDefaultsTesting
     @Setting var volume = 1
   }
 #endif
+
+/// A model writing the key a view scoped to `com.example.sdk.` shows as `volume`.
+// @unchecked Sendable: its stored properties are `@Setting`s (see SettingsModel).
+private final class RacePrefixedSettings: SettingsModel, @unchecked Sendable {
+  @Setting("com.example.sdk.volume") var volume = 1
+}
 
 /// An app's model shared by the capture probes.
 // @unchecked Sendable: its stored properties are `@Setting`s (see SettingsModel).
