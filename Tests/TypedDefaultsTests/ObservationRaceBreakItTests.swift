@@ -334,6 +334,40 @@ import TypedDefaultsTesting
     }
   }
 
+  /// An observer of every key registered while writers race gets exactly the events an earlier
+  /// observer got from some point on: a tail of them, none missed after its first, none twice.
+  @Test(arguments: BackendFactory.observableWithScopedViews)
+  func anObserverOfEveryKeyRegisteredWhileWritesRaceGetsATailOfTheEvents(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      let settings = ObservedSettings(backend: backend)
+      for round in 1...5 {
+        let earlier = Received<Int?>()
+        let earlierToken = backend.observe(key: "volume") { earlier.append($0.newValue?.intValue) }
+        let later = Received<Int?>()
+        let laterToken = Locked<ObservationToken?>(nil)
+        var bodies: [@Sendable () -> Void] = (0..<3).map { writer in
+          { @Sendable in
+            for i in 0..<60 { settings.volume = round * 10_000 + writer * 1000 + i }
+          }
+        }
+        bodies.append {
+          let token = backend.observeAllKeys { change in
+            if change.key == "volume" { later.append(change.newValue?.intValue) }
+          }
+          laterToken.withLock { $0 = token }
+        }
+        try #require(await runConcurrently(bodies), "round \(round): deadlocked")
+        settings.volume = round
+        earlierToken.cancel()
+        laterToken.withLock { $0?.cancel() }
+        #expect(later.last == round)
+        #expect(later.all == Array(earlier.all.suffix(later.count)), "round \(round)")
+      }
+    }
+  }
+
   // MARK: - Re-entrancy and cancellation under contention
 
   /// An observer clamping the value (writing 100 back when it sees more) while four writers
