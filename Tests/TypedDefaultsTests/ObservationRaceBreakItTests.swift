@@ -47,6 +47,32 @@ import TypedDefaultsTesting
     return true
   }
 
+  /// Observes `volume` (the earlier observer), then runs three writers (60 distinct values
+  /// each, from `round * 10_000`) and, on a fourth thread, `register`; then writes `-round` and
+  /// cancels both observations. Returns what the earlier observer got.
+  func eventsAroundARacingRegistration(
+    of settings: ObservedSettings, on backend: any SettingsBackend, round: Int,
+    _ register: @escaping @Sendable () -> ObservationToken
+  ) async throws -> [Int?] {
+    let earlier = Received<Int?>()
+    let earlierToken = backend.observe(key: "volume") { earlier.append($0.newValue?.intValue) }
+    let laterToken = Locked<ObservationToken?>(nil)
+    var bodies: [@Sendable () -> Void] = (0..<3).map { writer in
+      { @Sendable in
+        for i in 0..<60 { settings.volume = round * 10_000 + writer * 1000 + i }
+      }
+    }
+    bodies.append {
+      let token = register()
+      laterToken.withLock { $0 = token }
+    }
+    try #require(await runConcurrently(bodies), "round \(round): deadlocked")
+    settings.volume = -round
+    earlierToken.cancel()
+    laterToken.withLock { $0?.cancel() }
+    return earlier.all
+  }
+
   // MARK: - Item 6: every kind of write racing
 
   /// Sets through two models, imports and resets race on one key: every observer (a typed one,
@@ -209,25 +235,12 @@ import TypedDefaultsTesting
       let settings = ObservedSettings(backend: backend)
       for round in 1...5 {
         try backend.setValue(PropertyListValue(integerLiteral: Int64(round)), forKey: "volume")
-        let earlier = Received<Int?>()
-        let earlierToken = backend.observe(key: "volume") { earlier.append($0.newValue?.intValue) }
         let later = Received<Int?>()
-        let laterToken = Locked<ObservationToken?>(nil)
-        var bodies: [@Sendable () -> Void] = (0..<3).map { writer in
-          { @Sendable in
-            for i in 0..<60 { settings.volume = round * 10_000 + writer * 1000 + i }
-          }
+        let all = try await eventsAroundARacingRegistration(
+          of: settings, on: backend, round: round
+        ) {
+          backend.observe(key: "volume", initial: true) { later.append($0.newValue?.intValue) }
         }
-        bodies.append {
-          let token = backend.observe(key: "volume", initial: true) {
-            later.append($0.newValue?.intValue)
-          }
-          laterToken.withLock { $0 = token }
-        }
-        try #require(await runConcurrently(bodies), "round \(round): deadlocked")
-        earlierToken.cancel()
-        laterToken.withLock { $0?.cancel() }
-        let all = earlier.all
         let got = later.all
         try #require(!got.isEmpty, "round \(round): no initial value")
         let initial = got[0]
@@ -343,27 +356,16 @@ import TypedDefaultsTesting
     try await factory.withBackend { backend in
       let settings = ObservedSettings(backend: backend)
       for round in 1...5 {
-        let earlier = Received<Int?>()
-        let earlierToken = backend.observe(key: "volume") { earlier.append($0.newValue?.intValue) }
         let later = Received<Int?>()
-        let laterToken = Locked<ObservationToken?>(nil)
-        var bodies: [@Sendable () -> Void] = (0..<3).map { writer in
-          { @Sendable in
-            for i in 0..<60 { settings.volume = round * 10_000 + writer * 1000 + i }
-          }
-        }
-        bodies.append {
-          let token = backend.observeAllKeys { change in
+        let all = try await eventsAroundARacingRegistration(
+          of: settings, on: backend, round: round
+        ) {
+          backend.observeAllKeys { change in
             if change.key == "volume" { later.append(change.newValue?.intValue) }
           }
-          laterToken.withLock { $0 = token }
         }
-        try #require(await runConcurrently(bodies), "round \(round): deadlocked")
-        settings.volume = round
-        earlierToken.cancel()
-        laterToken.withLock { $0?.cancel() }
-        #expect(later.last == round)
-        #expect(later.all == Array(earlier.all.suffix(later.count)), "round \(round)")
+        #expect(later.last == -round)
+        #expect(later.all == Array(all.suffix(later.count)), "round \(round)")
       }
     }
   }
