@@ -107,9 +107,9 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
 /// a `withHandler(_:operation:)` scope that de-duplication is the scope's own: the scope sees
 /// each such problem once the first time it arises there (a wrong value again once it
 /// changed), even if it was reported before elsewhere in the process, and reports elsewhere
-/// never make it see one again, so that two tests running in parallel, each in its own scope, each
-/// see their diagnostic. (`SettingsDiagnostics.withCapture` in `TypedDefaultsTesting` is such a
-/// scope.)
+/// never make it see one again, so that two tests running in parallel, each in its own scope,
+/// each see their diagnostic. (`SettingsDiagnostics.withCapture` in `TypedDefaultsTesting` is
+/// such a scope.)
 public enum SettingsDiagnostics {
   /// A function that receives diagnostics.
   public typealias Handler = @Sendable (SettingsDiagnostic) -> Void
