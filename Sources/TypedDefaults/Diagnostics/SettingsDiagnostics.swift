@@ -108,10 +108,11 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
 /// problem (``SettingsDiagnostic/Kind/invalidKey``, ``SettingsDiagnostic/Kind/keyCollision``)
 /// once per process, and a wrong stored value once per setting until the value changes. Inside
 /// a `withHandler(_:operation:)` scope that de-duplication is the scope's own: the scope sees
-/// each such problem once the first time it arises there, even if it was reported before
-/// elsewhere in the process, so that two tests running in parallel, each in its own scope, each
-/// see their diagnostic. (`SettingsDiagnostics.withCapture` in `TypedDefaultsTesting` is such a
-/// scope.)
+/// each such problem once the first time it arises there (a wrong value again once it
+/// changed), even if it was reported before elsewhere in the process, and reports elsewhere
+/// never make it see one again, so that two tests running in parallel, each in its own scope,
+/// each see their diagnostic. (`SettingsDiagnostics.withCapture` in `TypedDefaultsTesting` is
+/// such a scope.)
 public enum SettingsDiagnostics {
   /// A function that receives diagnostics.
   public typealias Handler = @Sendable (SettingsDiagnostic) -> Void
@@ -131,12 +132,20 @@ public enum SettingsDiagnostics {
   private final class Scope: Sendable {
     let handler: Handler
     private let reported = Locked<Set<String>>([])
+    /// For each subject (a setting), the hash of the last wrong value reported in this scope.
+    private let lastValues = Locked<[String: Int]>([:])
 
     init(_ handler: @escaping Handler) { self.handler = handler }
 
     /// Whether `id` is reported for the first time in this scope (it then counts as reported).
     func firstReport(of id: String) -> Bool {
       reported.withLock { $0.insert(id).inserted }
+    }
+
+    /// Whether `value` differs from the last value recorded for `subject` in this scope (it is
+    /// then the last one).
+    func isNewValue(_ value: Int, for subject: String) -> Bool {
+      lastValues.withLock { $0.updateValue(value, forKey: subject) != value }
     }
   }
 
@@ -203,9 +212,13 @@ public enum SettingsDiagnostics {
   /// de-duplication is its own: a check that runs once per process runs again in such a scope.
   static var isScoped: Bool { scope != nil }
 
-  /// Whether this task has a scope in which the problem `id` names is reported for the first
-  /// time (it then counts as reported there); `false` outside any scope, without building `id`.
-  static func isFirstReportInScope(_ id: @autoclosure () -> String) -> Bool {
-    scope?.firstReport(of: id()) ?? false
+  /// In this task's scope, whether `value` (a wrong stored value's hash) differs from the last
+  /// one reported there for `subject` (it then counts as reported there): reporting once until
+  /// the value changes, kept per scope, so that another scope's reads neither hide nor repeat
+  /// a report. `nil` outside any scope, without building `subject`.
+  static func isNewValueInScope(
+    _ value: @autoclosure () -> Int, for subject: @autoclosure () -> String
+  ) -> Bool? {
+    scope?.isNewValue(value(), for: subject())
   }
 }

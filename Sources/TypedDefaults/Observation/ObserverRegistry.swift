@@ -288,7 +288,9 @@ final class ObserverRegistry: Sendable {
   /// after that.
   ///
   /// - Parameters:
-  ///   - keys: The keys `write` changes, as the backend stores them.
+  ///   - keys: The keys `write` changes, as the backend stores them. A write that learns them
+  ///     only as it runs may pass none and report them itself (``report(_:of:)``) before it
+  ///     returns: made holding the ordering lock, that report records the values it left.
   ///   - backend: The backend written.
   ///   - write: The write. If it throws, nothing is recorded (a failed write changes nothing).
   /// - Throws: What `write` throws.

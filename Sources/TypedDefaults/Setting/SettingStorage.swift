@@ -267,11 +267,12 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       defer { state.lastReportedMismatch = stored }
       return state.lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
     }
-    // A diagnostics scope (a test capturing them) sees it once, even if reported before it.
-    // (The value's hash, not its text: it may be a secret's, and large.)
-    let firstInScope = SettingsDiagnostics.isFirstReportInScope(
-      "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self))) \(stored.hashValue)")
-    guard isNew || firstInScope else { return }
+    // A diagnostics scope (a test capturing them) keeps its own "once until it changes", so
+    // reads in other scopes (parallel tests sharing the model) neither hide nor repeat a report
+    // in it. (The value's hash, not its text: it may be a secret's, and large.)
+    let isNewInScope = SettingsDiagnostics.isNewValueInScope(
+      stored.hashValue, for: "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self)))")
+    guard isNewInScope ?? isNew else { return }
     let backend = boundBackend
     // A secret's stored value, reason (which may quote it) and default are left out.
     let why = isSecret ? nil : Value.readFailureReason(for: stored).map { " (\($0))" }

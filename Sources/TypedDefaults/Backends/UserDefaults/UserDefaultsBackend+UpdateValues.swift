@@ -24,7 +24,17 @@ extension UserDefaultsBackend {
     #if canImport(Darwin)
       return try SettingsBackends.updateValuesWithoutLock(of: self, transform)
     #else
-      return try suite.updateValues(transform)
+      // The keys are known only once `transform` ran: the update reports the keys it changed
+      // before it returns, and that report, made holding the observers' ordering lock taken
+      // here, records each with the value the update left, before a racing write can replace
+      // it (a report made after would read the racing write's value, and its event be lost).
+      var result: Result?
+      try observers.recordingWrite(EmptyCollection<String>(), of: self) {
+        () throws(SettingsError) in
+        result = try suite.updateValues(transform)
+      }
+      guard let result else { preconditionFailure("recordingWrite runs its write") }
+      return result
     #endif
   }
 }
