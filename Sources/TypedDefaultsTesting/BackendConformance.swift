@@ -28,7 +28,9 @@ import TypedDefaults
 /// and `keys` list exactly the stored keys; eight concurrent writers lose
 /// nothing; `setValues(_:)` stores every value; a model of every built-in setting
 /// type (sets, UUIDs, ranges and archived objects included) round-trips; a write through a
-/// `Setting` reaches an observer of the key exactly once. Given `reload` (what the next launch
+/// `Setting` reaches an observer of the key exactly once; eight tasks racing to write one
+/// setting deliver one event per write, each task's in the order it wrote, the last being the
+/// value a read then returns. Given `reload` (what the next launch
 /// reads: a new instance on the same file, say), also that every value reads the same after it.
 ///
 /// Thread-safety: `run` may be called from any task; `makeBackend` and `reload` are called from

@@ -10,7 +10,7 @@ enum ConformanceChecks {
     writingNilRemovesTheKey, removeValueRemovesTheKey, overwritingReplacesTheValueAndItsKind,
     dictionaryRepresentationListsExactlyTheStoredKeys, concurrentWritersLoseNothing,
     setValuesStoresEveryValue, everySettingTypeRoundTrips, aSettingWriteReachesObserversOnce,
-    everyValueReadsTheSameAfterAReload,
+    racingSettingWritesEachReachObserversOnceInOrder, everyValueReadsTheSameAfterAReload,
   ]
 
   static let writtenValuesReadBackEqual = Check(
@@ -174,6 +174,42 @@ enum ConformanceChecks {
     settings.$int.reset()
     withExtendedLifetime(token) {}
     context.expect(seen.values == [7, 0], "an observer of 'int' saw \(seen.values), not [7, 0]")
+  }
+
+  /// 8 tasks writing distinct values to one setting at once: every write delivers one event,
+  /// each writer's events come in the order it wrote, and the last event is the value a read
+  /// returns after them (never an older one).
+  static let racingSettingWritesEachReachObserversOnceInOrder = Check(
+    name: "racingSettingWritesEachReachObserversOnceInOrder", needsReload: false
+  ) { context in
+    let settings = EveryTypeSettings(backend: context.backend)
+    let seen = Seen()
+    let token = settings.$int.observe { seen.append($0) }
+    let writers = 8
+    let writes = 25
+    await withTaskGroup(of: Void.self) { group in
+      for writer in 0..<writers {
+        group.addTask {
+          for index in 1...writes { settings.int = writer * 1_000 + index }
+        }
+      }
+    }
+    withExtendedLifetime(token) {}
+    let values = seen.values
+    context.expect(
+      values.count == writers * writes,
+      "\(writers * writes) racing writes delivered \(values.count) events")
+    context.expect(
+      Set(values).count == values.count, "an observer saw a write's value more than once")
+    for writer in 0..<writers {
+      let own = values.filter { $0 / 1_000 == writer }
+      context.expect(
+        own == Array(1...writes).map { writer * 1_000 + $0 },
+        "writer \(writer)'s events came as \(own.map { $0 % 1_000 }), not in the order it wrote")
+    }
+    context.expect(
+      values.last == settings.int,
+      "the last event carried \(values.last as Any), but the setting reads \(settings.int)")
   }
 
   static let everyValueReadsTheSameAfterAReload = Check(
