@@ -72,6 +72,32 @@ private struct CredentialSettings: SettingsGroup {
     }
   }
 
+  @Test(arguments: BackendFactory.all)
+  func aChangeOfASecretKeyPrintsNoValue(_ factory: BackendFactory) async throws {
+    try await factory.withBackend { backend in
+      let view = backend.scoped(to: "vault.")
+      let settings = AccountSettings(backend: view)
+      let seen = Locked<[SettingsChange]>([])
+      let raw = backend.observe(key: "vault.apiToken") { change in
+        seen.withLock { $0.append(change) }
+      }
+      let viewed = view.observe(key: "apiToken") { change in seen.withLock { $0.append(change) } }
+      settings.apiToken = "token \(sentinel)"
+      settings.userName = "ada"
+      withExtendedLifetime((raw, viewed)) {}
+      let changes = seen.withLock { $0 }
+      #expect(changes.count == 2)
+      for change in changes {
+        #expect(!"\(change)".contains(sentinel), "\(change)")
+        #expect(change.description.hasSuffix("apiToken → <secret>"))
+        #expect(change.newValue == .string("token \(sentinel)"))  // the value itself is real
+      }
+      #expect(
+        SettingsChange(key: "vault.userName", newValue: "ada").description == "vault.userName → ada"
+      )
+    }
+  }
+
   @Test func aSecretInAModelClassIsLeftOutOfItsDump() throws {
     let model = AccountModel(backend: InMemoryBackend())
     model.apiToken = sentinel

@@ -2,6 +2,26 @@
 enum SecretRedaction {
   /// `<secret>`: shown in descriptions, diagnostics and errors in place of the value.
   static let placeholder = "<secret>"
+
+  /// Keys a model bound in this process declared `secret: true`, as its backend names them and
+  /// as the backend a view of it was made from names them: what a ``SettingsChange``, which
+  /// knows no model, hides. Only grows (a few keys per model type).
+  private static let secretKeys = Locked<Set<String>>([])
+
+  /// Records keys declared secret (see ``secretKeys``).
+  static func noteSecret(_ keys: some Sequence<String>) {
+    var keys = keys.makeIterator()
+    guard let first = keys.next() else { return }
+    secretKeys.withLock { secret in
+      secret.insert(first)
+      while let key = keys.next() { secret.insert(key) }
+    }
+  }
+
+  /// Whether some model bound in this process declared `key` secret.
+  static func isDeclaredSecret(_ key: String) -> Bool {
+    secretKeys.withLock { $0.contains(key) }
+  }
 }
 
 /// What a model bound to a backend declared about one of its keys: whether the value is secret,

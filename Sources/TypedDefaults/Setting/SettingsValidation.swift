@@ -138,6 +138,8 @@ enum SettingsValidation {
       return diagnostics
     }
     (root as? any LearnsDeclaredKeys)?.learn(declared)
+    SecretRedaction.noteSecret(
+      settings.lazy.filter(\.isSecret).flatMap { [$0.key, binding.targetPrefix + $0.key] })
     for (id, diagnostic) in reports { SettingsDiagnostics.report(diagnostic, once: id) }
   }
 
