@@ -336,12 +336,7 @@ import TypedDefaultsTesting
       let file = UserDefaultsBackend.fileURL(ofDomain: suite)
       let folder = file.deletingLastPathComponent()
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      defer {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(suite) {
-          try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
-        }
-      }
+      defer { removeFiles(ofSuite: suite) }
       // What corelibs leaves when killed mid-rewrite: the start of its XML file.
       let whole = xmlPropertyList(
         "<dict><key>kept</key><string>yes</string><key>lost</key><string>abcdef</string></dict>")
@@ -360,13 +355,7 @@ import TypedDefaultsTesting
     @Test func aCorruptSuiteFileFoundByAReloadIsReplacedAtOnceByTheValuesTheBackendHad() throws {
       let suite = "TypedDefaultsTests.reloadRepair.\(UUID().uuidString)"
       let file = UserDefaultsBackend.fileURL(ofDomain: suite)
-      let folder = file.deletingLastPathComponent()
-      defer {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(suite) {
-          try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
-        }
-      }
+      defer { removeFiles(ofSuite: suite) }
       let backend = UserDefaultsBackend(suiteName: suite, flushDelay: 3_600)
       try backend.setValue("kept", forKey: "saved")
       try backend.save()
@@ -389,13 +378,7 @@ import TypedDefaultsTesting
     @Test func aDiagnosticsHandlerThatSavesTheSuiteOnACorruptFileDoesNotDeadlock() throws {
       let suite = "TypedDefaultsTests.handlerSaves.\(UUID().uuidString)"
       let file = UserDefaultsBackend.fileURL(ofDomain: suite)
-      let folder = file.deletingLastPathComponent()
-      defer {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(suite) {
-          try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
-        }
-      }
+      defer { removeFiles(ofSuite: suite) }
       let backend = UserDefaultsBackend(suiteName: suite)
       try backend.setValue("here", forKey: "kept")
       try backend.save()
@@ -536,3 +519,15 @@ import TypedDefaultsTesting
     }
   #endif
 }
+
+#if !canImport(Darwin)
+  /// Removes a test suite's file and everything beside it named after it (its lock file, files
+  /// kept aside).
+  private func removeFiles(ofSuite suite: String) {
+    let folder = UserDefaultsBackend.fileURL(ofDomain: suite).deletingLastPathComponent()
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    where name.hasPrefix(suite) {
+      try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+    }
+  }
+#endif
