@@ -176,7 +176,12 @@ func runExecutable(
   let process = Process()
   process.executableURL = executable
   process.arguments = arguments
-  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  // No crash backtracer: a child that stops on purpose (a programmer-error probe) would start
+  // `swift-backtrace`, which inherits the pipes and, under ThreadSanitizer, never exits, so the
+  // read below never ended (a CI step hung for 20 minutes). The fatal error message still shows.
+  process.environment = ProcessInfo.processInfo.environment
+    .merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+    .merging(environment) { $1 }
   if let standardInput {
     process.standardInput = try FileHandle(forReadingFrom: standardInput)
   }
