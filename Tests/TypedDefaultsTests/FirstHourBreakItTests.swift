@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+import TypedDefaultsTesting
+
+@testable import TypedDefaults
+
+#if canImport(Observation)
+  import Observation
+#endif
+
+/// A model an app shares, read in the tests through each test's backend.
+private final class FirstHourAppSettings: SettingsModel, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a @Setting.
+  @Setting var launches = 0
+  static let shared = FirstHourAppSettings(backend: InMemoryBackend(name: "the app's own"))
+}
+
+/// A model with a secret, bound to a store.
+private struct FirstHourAccount: SettingsGroup {
+  @Setting("apiToken", default: "", secret: true) var apiToken: String
+  @Setting var userName = "guest"
+}
+
+/// A setting many tasks write at once.
+private struct FirstHourCounter: SettingsGroup {
+  @Setting var count = -1
+}
+
+/// Collects integers thread-safely.
+private final class Collected: Sendable {
+  private let values = Locked<[Int]>([])
+  var all: [Int] { values.withLock { $0 } }
+  func append(_ value: Int) { values.withLock { $0.append(value) } }
+}
+
+/// The paths a new user takes in the first hour, as the README and the articles show them, each
+/// in a new process with a fresh home where it matters.
+@Suite struct FirstHourBreakItTests {
+  /// A fresh home whose config and data folders don't exist yet.
+  final class FreshHome: Sendable {
+    let home: TemporaryDirectory
+    let environment: [String: String]
+
+    init() throws {
+      home = try TemporaryDirectory()
+      environment = [
+        "HOME": home.url.path,
+        "XDG_CONFIG_HOME": home.file("config").path,
+        "XDG_DATA_HOME": home.file("data").path,
+      ]
+    }
+
+    func probe(_ arguments: [String]) throws -> ProcessResult {
+      try runProduct("SettingsProbe", arguments, environment: environment)
+    }
+
+    func settings(_ arguments: [String]) throws -> ProcessResult {
+      try runProduct("settings", arguments, environment: environment)
+    }
+  }
+
+  // MARK: - UserDefaultsBackend.standard
+
+  /// Code migrating from raw `UserDefaults` mixes both on the standard domain: a raw removal or
+  /// write is seen by the setting at once, and the setting's write by raw reads, as on Apple.
+  @Test func theStandardDomainSeesRawUserDefaultsWritesAndRemovalsAtOnce() throws {
+    let place = try FreshHome()
+    let run = try place.probe(["first-hour", "standard-mixed"])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput
+        == "set 2\nraw remove 0 stored false\nraw set 5 stored true\nraw reads 7\n")
+  }
+
+  /// A raw registration is read, a model's later registration of its own defaults replaces it
+  /// (as `register(defaults:)` does on Apple), and neither it nor a `-volume 3` launch argument
+  /// counts as stored or is exported as changed.
+  @Test func onTheStandardDomainRegistrationsAndLaunchArgumentsAreNotStoredNorExported() throws {
+    let place = try FreshHome()
+    let run = try place.probe(["first-hour", "standard-stored", "-volume", "3"])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput
+        == "raw registration reads true\nstored false\nstored false\nreads 3.0 false 1.0\n"
+        + "exports []\n")
+  }
+
+  // MARK: - The settings tool and an app's store
+
+  /// The app ran and opened its store in `StandardLocation.data` for its identifier (the
+  /// folder exists), but has saved nothing yet, and has no read-only layers (so no
+  /// `data.plist.layers`): the README's `settings write <identifier> …` should reach that store.
+  @Test func theToolWritesByBareNameToTheStoreAnAppOpenedButHasNotSavedYet() throws {
+    let place = try FreshHome()
+    let app = try place.probe(["first-hour", "app", "com.example.podcast", "get", "speed"])
+    #expect(app.status == 0, "\(app.standardError)")
+    #expect(app.standardOutput == "nil\n")
+    let folder = place.home.file("data/com.example.podcast")
+    #expect(FileManager.default.fileExists(atPath: folder.path))
+
+    withKnownIssue(
+      """
+      a store with no delivered or bundled file writes no data.plist.layers, so until its first \
+      save the tool can't tell its folder from any other and refuses the bare name
+      """
+    ) {
+      let write = try place.settings(["write", "com.example.podcast", "speed", "-float", "3"])
+      #expect(write.status == 0, "\(write.standardError)")
+      let reread = try place.probe(["first-hour", "app", "com.example.podcast", "get", "speed"])
+      #expect(reread.standardOutput == "3.0\n")
+    }
+    // Whatever it decides, it never writes a suite the app doesn't read.
+    #expect(!FileManager.default.fileExists(atPath: place.home.file("config").path))
+  }
+
+  /// After the app saved once, the bare name reaches its store, and the tool reads what the app
+  /// reads.
+  @Test func theToolWritesByBareNameToTheStoreAnAppSaved() throws {
+    let place = try FreshHome()
+    let folder = place.home.file("data/com.example.podcast")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let store = try LayeredPlistStore(persistentFile: folder.appending(path: "data.plist"))
+    try store.setValue(1.5, forKey: "speed")
+    try store.save()
+    let write = try place.settings(["write", "com.example.podcast", "speed", "-float", "3"])
+    #expect(write.status == 0, "\(write.standardError)")
+    let app = try place.probe(["first-hour", "app", "com.example.podcast", "get", "speed"])
+    #expect(app.standardOutput == "3.0\n")
+    let read = try place.settings(["read", "com.example.podcast", "speed"])
+    #expect(read.standardOutput == "3\n")
+    #expect(!FileManager.default.fileExists(atPath: place.home.file("config").path))
+  }
+
+  /// With no store of that name, a write is an error (status 64) and creates nothing.
+  @Test func theToolRefusesABareNameThatNamesNoStoreAndCreatesNothing() throws {
+    let place = try FreshHome()
+    let write = try place.settings(["write", "com.example.none", "speed", "-float", "3"])
+    #expect(write.status == 64)
+    #expect(write.standardError.contains("com.example.none names no store yet"))
+    let created = try FileManager.default.contentsOfDirectory(atPath: place.home.url.path)
+    #expect(created.isEmpty)
+  }
+
+  // MARK: - Secrets
+
+  /// A model bound to a store declared a key secret: the change events the store delivers for
+  /// that key describe no value either (they are descriptions too).
+  @Test func aSecretsChangeEventOnAStoreShowsNoValueInItsDescription() throws {
+    let folder = try TemporaryDirectory()
+    let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))
+    let account = FirstHourAccount(backend: store)
+    let events = Locked<[String]>([])
+    let token = store.observe(key: "apiToken") { change in
+      events.withLock { $0.append(String(describing: change)) }
+    }
+    account.apiToken = "tok-FIRSTHOUR-SECRET"
+    token.cancel()
+    let described = events.withLock { $0 }
+    #expect(described.count == 1)
+    withKnownIssue("SettingsChange.description prints the value of a key a model declared secret") {
+      for text in described { #expect(!text.contains("FIRSTHOUR-SECRET"), "\(text)") }
+    }
+    // Everything else the store and the model show hides it.
+    var dumped = ""
+    dump(store, to: &dumped)
+    dump(account, to: &dumped)
+    let outputs = [
+      String(describing: store.explain("apiToken")), String(describing: store), dumped,
+      String(describing: account), "\(account.exportedValues())",
+      "\(account.exportedValues(options: .init(omitsDefaultValues: true)))",
+    ]
+    for output in outputs { #expect(!output.contains("FIRSTHOUR-SECRET"), "\(output)") }
+  }
+
+  // MARK: - Observation under contention
+
+  /// 100 tasks each write a distinct value to one setting: exactly 100 callbacks, each value
+  /// once, the last one the value the setting ends with.
+  @Test(arguments: BackendFactory.all)
+  func aHundredConcurrentWritesToOneSettingGiveExactlyAHundredEvents(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      let counter = FirstHourCounter(backend: backend)
+      let seen = Collected()
+      let token = counter.$count.observe { seen.append($0) }
+      await withTaskGroup(of: Void.self) { group in
+        for value in 0..<100 {
+          group.addTask { counter.count = value }
+        }
+      }
+      token.cancel()
+      #expect(seen.all.count == 100)
+      #expect(Set(seen.all) == Set(0..<100))
+      #expect(seen.all.last == counter.count)
+    }
+  }
+
+  // MARK: - Tests of an app's model
+
+  #if canImport(Observation)
+    /// A view-model test as the testing article shows it: `.isolatedSettings`, Swift
+    /// Observation on the app's shared model, and a captured diagnostic, in one test.
+    @Test(.isolatedSettings) func aViewModelTestTracksAndCapturesInsideItsIsolatedScope() throws {
+      let changes = Collected()
+      _ = withObservationTracking {
+        FirstHourAppSettings.shared.launches
+      } onChange: {
+        changes.append(1)
+      }
+      FirstHourAppSettings.shared.launches += 1
+      #expect(changes.all == [1])
+      #expect(FirstHourAppSettings.shared.launches == 1)
+      try #require(SettingsTesting.currentBackend).setValue("many", forKey: "launches")
+      let diagnostics = SettingsDiagnostics.withCapture {
+        #expect(FirstHourAppSettings.shared.launches == 0)
+      }
+      #expect(diagnostics.map(\.kind) == [.typeMismatch])
+    }
+  #endif
+}
