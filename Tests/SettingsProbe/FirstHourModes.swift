@@ -7,6 +7,8 @@
 //     reads and whether it counts as stored, then a changed-only export's keys)
 //   SettingsProbe first-hour app <identifier> get <key>  (the LayeredPlistStore an app keeps in
 //     `StandardLocation.data` for the identifier: prints what a read returns, or `nil`)
+//   SettingsProbe first-hour getting-started  (the Getting Started article's code on a suite,
+//     printing what it shows)
 
 import Foundation
 import TypedDefaults
@@ -19,6 +21,16 @@ private struct FirstHourPlayer: SettingsGroup {
   @Setting var volume = 0.8
   @Setting var flag = false
   @Setting var speed = 1.0
+}
+
+private enum FirstHourQuality: String, SettingValue { case auto, high, low }
+
+private struct FirstHourTourSettings: SettingsGroup {
+  @Setting var allowsCellularPlayback = false
+  @Setting("volume", default: 0.8) var volume: Double
+  @Setting var quality = FirstHourQuality.auto
+  @Setting var recentSearches: [String] = []
+  @Setting var lastPlayed: Date?
 }
 
 /// Runs a `first-hour` mode; `false` for other arguments.
@@ -47,6 +59,23 @@ func runFirstHourMode(_ arguments: [String]) -> Bool {
     lines.append("reads \(player.volume) \(player.flag) \(player.speed)")
     let exported = player.exportedValues(options: SettingsExportOptions(omitsDefaultValues: true))
     lines.append("exports \(exported.keys.sorted())")
+  case "getting-started":
+    // The Getting Started article's code, in order, on a suite.
+    let settings = FirstHourTourSettings(
+      backend: UserDefaultsBackend(suiteName: "com.example.tour"))
+    settings.volume = 0.5
+    settings.recentSearches.append("jazz")
+    settings.lastPlayed = Date(timeIntervalSince1970: 0)
+    settings.lastPlayed = nil
+    lines.append("key \(settings.$volume.key) default \(settings.$volume.defaultValue)")
+    lines.append("stored \(settings.$volume.hasStoredValue)")
+    for setting in settings.allSettings { lines.append("\(setting)") }
+    lines.append("snapshot \(settings.snapshot().sorted { $0.key < $1.key })")
+    settings.$volume.reset()
+    lines.append("after reset \(settings.volume) stored \(settings.$volume.hasStoredValue)")
+    settings.registerDefaults()
+    settings.resetAll()
+    lines.append("after resetAll \(settings.recentSearches) \(settings.quality)")
   case "app" where arguments.count == 5 && arguments[3] == "get":
     do {
       let folder = try StandardLocation.data.directory(for: arguments[2])

@@ -85,6 +85,29 @@ private final class Collected: Sendable {
         + "exports []\n")
   }
 
+  /// The Getting Started article's code, run in order on a suite in a fresh home, prints what
+  /// the article says it prints.
+  @Test func theGettingStartedArticlesCodeDoesWhatItSays() throws {
+    let place = try FreshHome()
+    let run = try place.probe(["first-hour", "getting-started"])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput == """
+        key volume default 0.8
+        stored true
+        allowsCellularPlayback: Bool = false (default)
+        volume: Double = 0.5
+        quality: FirstHourQuality = auto (default)
+        recentSearches: [String] = ["jazz"]
+        lastPlayed: Date? = nil (default)
+        snapshot [(key: "allowsCellularPlayback", value: false), (key: "quality", value: auto), \
+        (key: "recentSearches", value: (jazz)), (key: "volume", value: 0.5)]
+        after reset 0.8 stored false
+        after resetAll [] auto
+
+        """)
+  }
+
   // MARK: - The settings tool and an app's store
 
   /// The app ran and opened its store in `StandardLocation.data` for its identifier (the
@@ -194,6 +217,28 @@ private final class Collected: Sendable {
       #expect(Set(seen.all) == Set(0..<100))
       #expect(seen.all.last == counter.count)
     }
+  }
+
+  // MARK: - Safety checks, in debug and release builds
+
+  /// A subclass redeclaring its superclass's key, and a setting whose key is a nested group's,
+  /// stop the program naming both settings, in the debug probe and (once built with
+  /// `swift build -c release --product SettingsProbe`) the release one.
+  @Test(arguments: ModelDeclarationChecksTests.probes, ["duplicate-inherited", "duplicate-nested"])
+  func aKeyDeclaredTwiceAcrossASubclassOrANestedGroupStopsTheProgramSayingWhich(
+    probe: URL, mode: String
+  ) throws {
+    let run = try runExecutable(probe, ["programmer-error", mode])
+    let standardError = String(decoding: run.standardError, as: UTF8.self)
+    #expect(run.status != 0)
+    #expect(run.standardOutput.isEmpty)
+    let message =
+      mode == "duplicate-inherited"
+      ? "Fatal error: BasePlayerSettings.volume and DerivedPlayerSettings.loudness are both "
+        + "stored under the key 'volume'; give one of them a different key"
+      : "Fatal error: NestedCollision.speed and NestedPlayback.playback.speed are both stored "
+        + "under the key 'playback.speed'; give one of them a different key"
+    #expect(standardError.contains(message), "\(standardError.prefix(400))")
   }
 
   // MARK: - Tests of an app's model
