@@ -15,6 +15,12 @@ private final class FirstHourAppSettings: SettingsModel, @unchecked Sendable {
   static let shared = FirstHourAppSettings(backend: InMemoryBackend(name: "the app's own"))
 }
 
+/// An app's settings as a struct, shared as a `static let`, as Getting Started suggests.
+private struct FirstHourGroupSettings: SettingsGroup {
+  @Setting var volume = 8
+  static let shared = FirstHourGroupSettings(backend: InMemoryBackend(name: "the group's own"))
+}
+
 /// A model with a secret, bound to a store.
 private struct FirstHourAccount: SettingsGroup {
   @Setting("apiToken", default: "", secret: true) var apiToken: String
@@ -261,6 +267,23 @@ private final class Collected: Sendable {
         #expect(FirstHourAppSettings.shared.launches == 0)
       }
       #expect(diagnostics.map(\.kind) == [.typeMismatch])
+    }
+
+    /// The same with the app's settings as a shared struct: tracking and a stream of changes
+    /// follow the test's backend.
+    @Test(.isolatedSettings) func aSharedSettingsStructIsTrackedAndStreamedInsideTheScope() async {
+      let changes = Collected()
+      _ = withObservationTracking {
+        FirstHourGroupSettings.shared.volume
+      } onChange: {
+        changes.append(1)
+      }
+      var stream = FirstHourGroupSettings.shared.$volume.changes(initial: true).makeAsyncIterator()
+      #expect(await stream.next() == 8)
+      FirstHourGroupSettings.shared.volume = 3
+      #expect(changes.all == [1])
+      #expect(await stream.next() == 3)
+      #expect(SettingsTesting.currentBackend?.value(forKey: "volume") == 3)
     }
   #endif
 }
