@@ -201,6 +201,35 @@ private final class Collected: Sendable {
     for output in outputs { #expect(!output.contains("FIRSTHOUR-SECRET"), "\(output)") }
   }
 
+  /// A secret too large for any file: the refusal (thrown, or reported from the property's
+  /// setter) names the key but never quotes the value.
+  @Test(arguments: BackendFactory.all)
+  func aSecretTooLargeToSaveIsRefusedWithoutItsValueInTheErrorOrDiagnostic(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      let account = FirstHourAccount(backend: backend)
+      let huge = "FIRSTHOUR-SECRET" + String(repeating: "é", count: 9_000_000)
+      var thrown = ""
+      do {
+        try account.$apiToken.set(huge)
+      } catch {
+        thrown = "\(error)"
+      }
+      let (_, diagnostics) = collectingDiagnostics { account.apiToken = huge }
+      let reported = diagnostics.map(\.description).joined(separator: "\n")
+      for text in [thrown, reported] {
+        #expect(!text.contains("FIRSTHOUR-SECRET"), "\(text.prefix(300))")
+        #expect(text.count < 2000, "\(text.prefix(300))")
+      }
+      if backend is InMemoryBackend { return }
+      // The key is no secret: the refusal says whose value made the file too large.
+      #expect(thrown.contains("'apiToken'"), "\(thrown.prefix(300))")
+      #expect(reported.contains("'apiToken'"), "\(reported.prefix(300))")
+      #expect(account.apiToken == "")
+    }
+  }
+
   // MARK: - Observation under contention
 
   /// 100 tasks each write a distinct value to one setting: exactly 100 callbacks, each value
