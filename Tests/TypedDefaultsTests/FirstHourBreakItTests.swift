@@ -230,6 +230,31 @@ private final class Collected: Sendable {
     }
   }
 
+  /// A bound model declared `apiToken` secret; then the store's `data.plist` is found with an
+  /// unreadable entry for it: the salvage's diagnostic and error name the key, never the text
+  /// found where the value should be.
+  @Test func aCorruptEntryOfASecretKeyIsReportedWithoutItsText() throws {
+    let folder = try TemporaryDirectory()
+    let file = folder.file("data.plist")
+    let store = try LayeredPlistStore(persistentFile: file)
+    let account = FirstHourAccount(backend: store)
+    account.userName = "ada"
+    try store.save()
+    try xmlPropertyList(
+      """
+      <dict><key>apiToken</key><integer>FIRSTHOUR-SECRET</integer>\
+      <key>userName</key><string>ada</string></dict>
+      """
+    ).write(to: file)
+    let (_, diagnostics) = try collectingDiagnostics { try store.reload() }
+    #expect(!diagnostics.isEmpty)
+    for diagnostic in diagnostics {
+      #expect(!"\(diagnostic)".contains("FIRSTHOUR-SECRET"), "\(diagnostic)")
+      #expect("\(diagnostic)".contains("The secret value of 'apiToken' can't be read"))
+    }
+    #expect(account.userName == "ada")
+  }
+
   // MARK: - Observation under contention
 
   /// 100 tasks each write a distinct value to one setting: exactly 100 callbacks, each value
