@@ -7,6 +7,8 @@
 //     reads and whether it counts as stored, then a changed-only export's keys)
 //   SettingsProbe first-hour app <identifier> get <key>  (the LayeredPlistStore an app keeps in
 //     `StandardLocation.data` for the identifier: prints what a read returns, or `nil`)
+//   SettingsProbe first-hour argument-over-stored -volume <real>  (stores volume = 0.5, then
+//     prints what the setting reads, and what a changed-only export and a snapshot hold)
 //   SettingsProbe first-hour getting-started  (the Getting Started article's code on a suite,
 //     printing what it shows)
 
@@ -59,6 +61,14 @@ func runFirstHourMode(_ arguments: [String]) -> Bool {
     lines.append("reads \(player.volume) \(player.flag) \(player.speed)")
     let exported = player.exportedValues(options: SettingsExportOptions(omitsDefaultValues: true))
     lines.append("exports \(exported.keys.sorted())")
+  case "argument-over-stored":
+    // Launched with `-volume <real>` while the domain stores volume = 0.5.
+    let player = FirstHourPlayer(backend: UserDefaultsBackend.standard)
+    try? player.$volume.set(0.5)
+    let exported = player.exportedValues(options: SettingsExportOptions(omitsDefaultValues: true))
+    lines.append("reads \(player.volume) stored \(player.$volume.hasStoredValue)")
+    lines.append("exports \(exported.sorted { $0.key < $1.key })")
+    lines.append("snapshot \(player.snapshot()["volume"].map { "\($0)" } ?? "nil")")
   case "getting-started":
     // The Getting Started article's code, in order, on a suite.
     let settings = FirstHourTourSettings(

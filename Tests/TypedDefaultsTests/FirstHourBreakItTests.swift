@@ -91,6 +91,17 @@ private final class Collected: Sendable {
         + "exports []\n")
   }
 
+  /// A `-volume 3` launch argument over a stored 0.5: the setting reads 3 and counts as stored
+  /// (it is), and a changed-only export holds the stored 0.5, never the argument.
+  @Test func aLaunchArgumentOverAStoredValueIsReadButTheStoredValueIsExported() throws {
+    let place = try FreshHome()
+    let run = try place.probe(["first-hour", "argument-over-stored", "-volume", "3"])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput
+        == "reads 3.0 stored true\nexports [(key: \"volume\", value: 0.5)]\nsnapshot 3.0\n")
+  }
+
   /// The Getting Started article's code, run in order on a suite in a fresh home, prints what
   /// the article says it prints.
   @Test func theGettingStartedArticlesCodeDoesWhatItSays() throws {
