@@ -334,6 +334,35 @@ private final class Collected: Sendable {
       #expect(diagnostics.map(\.kind) == [.typeMismatch])
     }
 
+    /// An `onChange` that writes the setting it tracked (a view model clamping a value), on
+    /// every backend: no deadlock, and the clamped value is the one stored.
+    @Test(arguments: BackendFactory.all)
+    func anOnChangeThatWritesTheTrackedSettingDoesNotDeadlock(
+      _ factory: BackendFactory
+    )
+      async throws
+    {
+      try await factory.withBackend { backend in
+        let counter = FirstHourCounter(backend: backend)
+        _ = withObservationTracking {
+          counter.count
+        } onChange: {
+          counter.count = 10
+        }
+        counter.count = 50
+        #expect(counter.count == 10)
+        let seen = Collected()
+        let token = counter.$count.observe { value in
+          seen.append(value)
+          if value > 20 { counter.count = 20 }
+        }
+        counter.count = 30
+        token.cancel()
+        #expect(counter.count == 20)
+        #expect(seen.all == [30, 20])
+      }
+    }
+
     /// The same with the app's settings as a shared struct: tracking and a stream of changes
     /// follow the test's backend.
     @Test(.isolatedSettings) func aSharedSettingsStructIsTrackedAndStreamedInsideTheScope() async {
