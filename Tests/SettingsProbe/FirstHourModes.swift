@@ -9,6 +9,9 @@
 //     `StandardLocation.data` for the identifier: prints what a read returns, or `nil`)
 //   SettingsProbe first-hour argument-over-stored -volume <real>  (stores volume = 0.5, then
 //     prints what the setting reads, and what a changed-only export and a snapshot hold)
+//   SettingsProbe first-hour standard-hundred  (100 threads write one setting on the standard
+//     domain: prints how many events an observer got, how many distinct, and whether the last is
+//     the final value)
 //   SettingsProbe first-hour getting-started  (the Getting Started article's code on a suite,
 //     printing what it shows)
 
@@ -33,6 +36,15 @@ private struct FirstHourTourSettings: SettingsGroup {
   @Setting var quality = FirstHourQuality.auto
   @Setting var recentSearches: [String] = []
   @Setting var lastPlayed: Date?
+}
+
+/// Collects integers from any thread.
+private final class FirstHourSeen: @unchecked Sendable {
+  // @unchecked Sendable: `collected` is only accessed while `lock` is held.
+  private let lock = NSLock()
+  private var collected: [Int] = []
+  var values: [Int] { lock.withLock { collected } }
+  func append(_ value: Int) { lock.withLock { collected.append(value) } }
 }
 
 /// Runs a `first-hour` mode; `false` for other arguments.
@@ -69,6 +81,17 @@ func runFirstHourMode(_ arguments: [String]) -> Bool {
     lines.append("reads \(player.volume) stored \(player.$volume.hasStoredValue)")
     lines.append("exports \(exported.sorted { $0.key < $1.key })")
     lines.append("snapshot \(player.snapshot()["volume"].map { "\($0)" } ?? "nil")")
+  case "standard-hundred":
+    // 100 threads each write a distinct value to one setting on the standard domain.
+    let counter = FirstHourCounter(backend: UserDefaultsBackend.standard)
+    let seen = FirstHourSeen()
+    let token = counter.$count.observe { seen.append($0) }
+    DispatchQueue.concurrentPerform(iterations: 100) { counter.count = $0 + 1 }
+    token.cancel()
+    let values = seen.values
+    lines.append(
+      "events \(values.count) distinct \(Set(values).count) last-is-final "
+        + "\(values.last == counter.count)")
   case "getting-started":
     // The Getting Started article's code, in order, on a suite.
     let settings = FirstHourTourSettings(

@@ -312,6 +312,17 @@ private final class Collected: Sendable {
     #expect(standardError.contains(message), "\(standardError.prefix(400))")
   }
 
+  /// The same on `UserDefaultsBackend.standard`, in a new process with its own config folder,
+  /// over several rounds: 100 threads, 100 events, each value once, the last the final value.
+  @Test func aHundredConcurrentWritesOnTheStandardDomainGiveExactlyAHundredEvents() throws {
+    for _ in 0..<5 {
+      let place = try FreshHome()
+      let run = try place.probe(["first-hour", "standard-hundred"])
+      #expect(run.status == 0, "\(run.standardError)")
+      #expect(run.standardOutput == "events 100 distinct 100 last-is-final true\n")
+    }
+  }
+
   // MARK: - Tests of an app's model
 
   #if canImport(Observation)
