@@ -181,6 +181,26 @@ private final class Collected: Sendable {
     #expect(created.isEmpty)
   }
 
+  /// The app saved a change for the next launch; then the tool (another writer of the same
+  /// file) writes the key; the app's later save of another key must not write its older pending
+  /// value back over the tool's.
+  @Test func anAppsLaterSaveKeepsAToolsWriteOfAKeyItChangedForTheNextLaunch() throws {
+    let folder = try TemporaryDirectory()
+    let file = folder.file("data.plist")
+    let app = try LayeredPlistStore(persistentFile: file)
+    try app.setValueForNextLaunch("dark", forKey: "Theme")
+    try app.save()
+    let tool = try LayeredPlistStore(persistentFile: file)
+    #expect(tool.value(forKey: "Theme") == "dark")
+    try tool.setValue("blue", forKey: "Theme")
+    try tool.save()
+    try app.setValue(1, forKey: "launches")
+    try app.save()
+    let next = try LayeredPlistStore(persistentFile: file)
+    #expect(next.value(forKey: "Theme") == "blue")
+    #expect(next.value(forKey: "launches") == 1)
+  }
+
   // MARK: - Secrets
 
   /// A model bound to a store declared a key secret: the change events the store delivers for
