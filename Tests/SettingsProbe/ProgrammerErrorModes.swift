@@ -1,6 +1,8 @@
 // SettingsProbe programmer-error duplicate-key   (creates a model with two settings under one
 //   key: the program must stop, saying which)
 // SettingsProbe programmer-error unattached      (reads a group never attached to a backend)
+// SettingsProbe programmer-error duplicate-inherited  (a subclass declares its superclass's key)
+// SettingsProbe programmer-error duplicate-nested     (a setting's key is a nested group's key)
 //
 // Run by the tests in a debug build; build the probe with `-c release` to see the same messages
 // in a release build.
@@ -12,6 +14,25 @@ private struct TwoSettingsOneKey: SettingsGroup {
   @Setting("volume") var loudness = 1.0
 }
 
+private class BasePlayerSettings: SettingsModel, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a @Setting.
+  @Setting("volume") var volume = 0.5
+}
+
+private final class DerivedPlayerSettings: BasePlayerSettings, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a @Setting.
+  @Setting("volume") var loudness = 1.0
+}
+
+private struct NestedPlayback: SettingsGroup {
+  @Setting var speed = 1.0
+}
+
+private struct NestedCollision: SettingsGroup {
+  @Setting("playback.speed") var speed = 2.0
+  var playback = NestedPlayback()
+}
+
 /// Runs a `programmer-error` mode; `false` for other arguments.
 func runProgrammerErrorMode(_ arguments: [String]) -> Bool {
   guard arguments.first == "programmer-error", arguments.count == 2 else { return false }
@@ -19,6 +40,10 @@ func runProgrammerErrorMode(_ arguments: [String]) -> Bool {
   case "duplicate-key":
     let settings = TwoSettingsOneKey(backend: InMemoryBackend())
     print(settings.volume)
+  case "duplicate-inherited":
+    print(DerivedPlayerSettings(backend: InMemoryBackend()).volume)
+  case "duplicate-nested":
+    print(NestedCollision(backend: InMemoryBackend()).speed)
   case "unattached":
     print(TwoSettingsOneKey().volume)
   default:

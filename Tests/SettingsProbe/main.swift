@@ -22,6 +22,7 @@
 //   SettingsProbe conformance -standard  (see ConformanceModes.swift)
 //   SettingsProbe programmer-error duplicate-key|unattached  (see ProgrammerErrorModes.swift)
 //   SettingsProbe refuse-real-writes <real folder> <temporary folder>  (see RealStoreGuardModes.swift)
+//   SettingsProbe first-hour <scenario> …  (see FirstHourModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -56,6 +57,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 runConformanceMode(arguments)  // see ConformanceModes.swift
 if runProgrammerErrorMode(arguments) { exit(0) }  // see ProgrammerErrorModes.swift
 if runRealStoreGuardMode(arguments) { exit(0) }  // see RealStoreGuardModes.swift
+if runFirstHourMode(arguments) { exit(0) }  // see FirstHourModes.swift
 if arguments.first == "foundation-decode" {
   guard arguments.count == 2 else { fail("usage: SettingsProbe foundation-decode <file>") }
   FoundationDecode.run(arguments[1])

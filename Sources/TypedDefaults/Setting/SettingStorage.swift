@@ -250,13 +250,14 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   /// A backend's refusal of a write, as the setting reports it: naming the key as the setting
   /// knows it (not a scoped view's base key), and for a secret without the backend's reason,
-  /// which may quote the value (a dictionary's keys, a string's characters).
+  /// which may quote the value (a dictionary's keys, a string's characters), but still naming
+  /// the key, which is no secret (a file too large to save says which key's value made it so).
   @usableFromInline
   final func writeError(_ error: SettingsError) -> SettingsError {
     if isSecret {
       return SettingsError(
         error.code, path: error.path, key: key,
-        reason: "The backend refused the secret value (details withheld)")
+        reason: "The backend refused the secret value of '\(key)' (details withheld)")
     }
     return error.naming(key, insteadOf: targetKey)
   }

@@ -117,6 +117,9 @@ extension LayeredPlistStore {
   ///     take the place of a file corrupt as a whole: written back as the new `data.plist` with
   ///     `rewritesSalvagedEntries`, rather than leaving no file; `nil` at open.
   ///   - store: The store's name, to report keys that normalize to one key; `nil` for no report.
+  ///   - isSecret: Whether a model bound to the store declared a key (as the file spells it)
+  ///     secret: an unreadable entry of such a key is reported without the reader's reason,
+  ///     which quotes the text found in place of the value.
   /// - Throws: For a corrupt file with ``Options/movesCorruptFileAside`` off, the corruption
   ///   (the first unreadable entry for a partly unreadable file); ``SettingsError/Code/fileNotReadable``
   ///   for a file that keeps changing; what reading throws for other reasons.
@@ -126,7 +129,8 @@ extension LayeredPlistStore {
     holdingLock: Bool,
     rewritesSalvagedEntries: Bool,
     replacingACorruptFileWith held: [String: PropertyListValue]? = nil,
-    reportingClashesAs store: String? = nil
+    reportingClashesAs store: String? = nil,
+    isSecret: (String) -> Bool = { _ in false }
   ) throws(SettingsError) -> PersistentRead {
     let target = AtomicFile.resolvedTarget(of: file.url)
     for _ in 0..<8 {
@@ -190,6 +194,12 @@ extension LayeredPlistStore {
             entries: entries, format: readFormat, version: version, sizeBounds: bounds)
         }
         sizeBoundsOfRest = bounds
+        unreadable = unreadable.map { entry in
+          guard let key = entry.key, isSecret(key) else { return entry }
+          return SettingsError(
+            entry.code, path: entry.path, key: key,
+            reason: "The secret value of '\(key)' can't be read (details withheld)")
+        }
         unreadable.sort { ($0.key ?? "") < ($1.key ?? "") }
         judged = version
         let keys = unreadable.compactMap(\.key).map { "'\($0)'" }.joined(separator: ", ")

@@ -122,7 +122,7 @@ extension LayeredPlistStore {
         // Another process saved since this one last read the file: start from its contents.
         let read = try Self.readPersistent(
           persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false,
-          replacingACorruptFileWith: ownContents)
+          replacingACorruptFileWith: ownContents, isSecret: isDeclaredSecret)
         if let recovery = read.recovery {
           try recovery.refuseToWriteOverAKeptFile(path: persistentFile.url.path)
           outcome.recovery = recovery
@@ -208,7 +208,7 @@ extension LayeredPlistStore {
     }
     let read = try Self.readPersistent(
       persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
-      replacingACorruptFileWith: held)
+      replacingACorruptFileWith: held, isSecret: isDeclaredSecret)
     if read.recovery != nil, read.entries.isEmpty {
       // Nothing to write back (or the file is a link): keep what this process has; the next
       // save writes it.

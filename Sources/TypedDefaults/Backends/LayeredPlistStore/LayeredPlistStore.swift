@@ -357,6 +357,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     declaredKeys.withLock { $0[key] }
   }
 
+  /// Whether a model bound to the store declared a key, as a file spells it, secret.
+  func isDeclaredSecret(_ key: String) -> Bool {
+    declaredKey(normalizedKey(key))?.isSecret ?? false
+  }
+
   /// Returns every key any layer holds, with the value a read returns for it.
   ///
   /// - Returns: The merged view of all layers.
