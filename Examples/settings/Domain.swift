@@ -12,9 +12,11 @@ import TypedDefaults
 ///   whitespace, or starts with `-`, an option), and names the store the app keeps under it:
 ///   the `LayeredPlistStore` in `StandardLocation.data`'s folder for the name, if that folder
 ///   holds its `data.plist` or the store's record of its layers (`data.plist.layers`), or else
-///   the `UserDefaults` suite of that name, if its file exists. Both is an error listing them;
-///   neither is a domain that doesn't exist, which a write can't create without
-///   `--store layered` or `--store defaults` saying which. ``StoreChoice`` settles either case.
+///   the `UserDefaults` suite of that name, if its file exists, or else that folder if it
+///   exists (an app opened its store there and hasn't saved yet). Both a store and a suite is
+///   an error listing them; neither is a domain that doesn't exist, which a write can't create
+///   without `--store layered` or `--store defaults` saying which. ``StoreChoice`` settles
+///   either case.
 struct Domain {
   /// The kind of store a domain is.
   enum Kind {
@@ -237,6 +239,14 @@ struct Domain {
     case (false, true):
       return .suite(name)
     case (false, false):
+      // The app's data folder, made by `StandardLocation.data.directory(for:)` as the app opened
+      // its store there, which hasn't saved yet (and has no read-only file to record).
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      {
+        return .layered(try LayeredFiles(folder: folder, options: options))
+      }
       return .unresolved(layeredFolder: folder, suiteFile: suite)
     }
   }

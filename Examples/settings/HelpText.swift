@@ -82,7 +82,9 @@ enum HelpText {
                                data.plist.layers;
                                its UserDefaults suite, the file <name>.plist in
                                $XDG_CONFIG_HOME, else $HOME/.config (on Apple platforms
-                               ~/Library/Preferences), when it exists.
+                               ~/Library/Preferences), when it exists;
+                               else its LayeredPlistStore if the folder <name> exists
+                               (an app opened its store there and hasn't saved yet).
                              When both exist, the name is an error (exit status 64) listing
                              them; when neither does, it is a domain that doesn't exist, and
                              write and import refuse it (64) rather than create a store the
