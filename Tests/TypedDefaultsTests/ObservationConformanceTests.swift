@@ -136,21 +136,13 @@ import Testing
     try await factory.withBackend { backend in
       let settings = ObservedSettings(backend: backend)
       for round in 1...20 {
-        let typed = Received<Int>()
-        let raw = Received<Int?>()
-        let everyKey = Received<Int?>()
-        let tokens = [
-          settings.$volume.observe { typed.append($0) },
-          backend.observe(key: "volume") { raw.append($0.newValue?.intValue) },
-          backend.observeAllKeys { change in
-            if change.key == "volume" { everyKey.append(change.newValue?.intValue) }
-          },
-        ]
+        let observers = VolumeObservers(of: settings, on: backend)
+        let (typed, raw, everyKey) = (observers.typed, observers.raw, observers.everyKey)
         let values = (1...100).map { round * 1000 + $0 }
         await withTaskGroup(of: Void.self) { group in
           for value in values { group.addTask { settings.volume = value } }
         }
-        for token in tokens { token.cancel() }
+        observers.cancel()
         #expect(typed.count == 100, "round \(round): \(typed.count) events for 100 writes")
         #expect(Set(values).subtracting(typed.all) == [], "round \(round): values never seen")
         #expect(raw.all == typed.all.map { $0 }, "round \(round): the observers disagree")

@@ -86,16 +86,8 @@ import TypedDefaultsTesting
       let settings = ObservedSettings(backend: backend)
       let second = ObservedSettings(backend: backend)
       for round in 1...5 {
-        let typed = Received<Int>()
-        let raw = Received<Int?>()
-        let everyKey = Received<Int?>()
-        let tokens = [
-          settings.$volume.observe { typed.append($0) },
-          backend.observe(key: "volume") { raw.append($0.newValue?.intValue) },
-          backend.observeAllKeys { change in
-            if change.key == "volume" { everyKey.append(change.newValue?.intValue) }
-          },
-        ]
+        let observers = VolumeObservers(of: settings, on: backend)
+        let (typed, raw, everyKey) = (observers.typed, observers.raw, observers.everyKey)
         let base = round * 10_000
         let perWriter = 25
         let failures = Received<String>()
@@ -113,7 +105,7 @@ import TypedDefaultsTesting
           { for _ in 0..<perWriter { second.resetAll() } },
         ])
         try #require(finished, "round \(round): the writers deadlocked")
-        for token in tokens { token.cancel() }
+        observers.cancel()
         #expect(failures.all == [], "round \(round)")
         let events = raw.all
         #expect(everyKey.all == events, "round \(round): the raw observers disagree")

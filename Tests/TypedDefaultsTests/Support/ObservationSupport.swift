@@ -109,6 +109,29 @@ final class ObservedSettings: SettingsModel, @unchecked Sendable {
   @Setting("com.example.flag") var flag = false
 }
 
+/// Three observers of `volume`, of the three kinds: the setting's typed observer, an observer
+/// of its key in the backend, and an observer of every key (filtered to `volume`).
+struct VolumeObservers {
+  let typed = Received<Int>()
+  let raw = Received<Int?>()
+  let everyKey = Received<Int?>()
+  let tokens: [ObservationToken]
+
+  init(of settings: ObservedSettings, on backend: any SettingsBackend) {
+    let (typed, raw, everyKey) = (self.typed, self.raw, self.everyKey)
+    tokens = [
+      settings.$volume.observe { typed.append($0) },
+      backend.observe(key: "volume") { raw.append($0.newValue?.intValue) },
+      backend.observeAllKeys { change in
+        if change.key == "volume" { everyKey.append(change.newValue?.intValue) }
+      },
+    ]
+  }
+
+  /// Cancels the three observations.
+  func cancel() { for token in tokens { token.cancel() } }
+}
+
 /// A struct of settings, for the Observation tests.
 struct ObservedGroup: SettingsGroup {
   @Setting var volume = 1
