@@ -6,7 +6,9 @@ import Foundation
 /// A real store is one whose file is outside the temporary folders (`$TMPDIR`, `/tmp`,
 /// `/var/tmp`, Foundation's `temporaryDirectory`): a `LayeredPlistStore` whose `data.plist` is
 /// elsewhere, and a `UserDefaultsBackend` (on Apple platforms, where the system keeps its file,
-/// always). Off until turned on, and never turned off: one relaxed flag check per write otherwise.
+/// always). Off until turned on, and never turned off. Off, it costs one uncontended lock per
+/// write to a file-backed backend; on, each such write also resolves the file's path and the
+/// temporary folders' (a few `realpath` calls: a test process's cost only).
 package enum RealStoreGuard {
   private struct State {
     var isOn = false
