@@ -32,6 +32,13 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // The shipped `settings` tool (Sources/settings).
+    .executableTarget(
+      name: "settings",
+      dependencies: ["TypedDefaults"],
+      swiftSettings: strictSettings
+    ),
+
     // MARK: Examples: each one a scenario from the seed systems (see Examples/README.md).
     .executableTarget(
       name: "LayeredConfigDemo",
@@ -56,12 +63,6 @@ let package = Package(
       name: "HostAppDemo",
       dependencies: ["TypedDefaults", "PlayerKit"],
       path: "Examples/HostAppDemo",
-      swiftSettings: strictSettings
-    ),
-    .executableTarget(
-      name: "settings",
-      dependencies: ["TypedDefaults"],
-      path: "Examples/settings",
       swiftSettings: strictSettings
     ),
 
