@@ -3,6 +3,10 @@
 // SettingsProbe programmer-error unattached      (reads a group never attached to a backend)
 // SettingsProbe programmer-error duplicate-inherited  (a subclass declares its superclass's key)
 // SettingsProbe programmer-error duplicate-nested     (a setting's key is a nested group's key)
+// SettingsProbe programmer-error shared-group   (a group kept in a global is the initial value of
+//   two models' properties: the second model must stop instead of re-binding the first's settings)
+// SettingsProbe programmer-error group-twice    (one group value stored in two properties of a
+//   model)
 //
 // Run by the tests in a debug build; build the probe with `-c release` to see the same messages
 // in a release build.
@@ -33,6 +37,28 @@ private struct NestedCollision: SettingsGroup {
   var playback = NestedPlayback()
 }
 
+private struct SharedPlayback: SettingsGroup {
+  @Setting var volume = 0.5
+}
+
+/// A group value kept in a global: every copy of it shares its settings.
+private let sharedPlayback = SharedPlayback()
+
+private final class FirstOwner: SettingsModel, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a group of @Settings.
+  var playback = sharedPlayback
+}
+
+private final class SecondOwner: SettingsModel, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a group of @Settings.
+  var playback = sharedPlayback
+}
+
+private struct TwoCopiesOfOneGroup: SettingsGroup {
+  var main = sharedPlayback
+  var spare = sharedPlayback
+}
+
 /// Runs a `programmer-error` mode; `false` for other arguments.
 func runProgrammerErrorMode(_ arguments: [String]) -> Bool {
   guard arguments.first == "programmer-error", arguments.count == 2 else { return false }
@@ -44,6 +70,12 @@ func runProgrammerErrorMode(_ arguments: [String]) -> Bool {
     print(DerivedPlayerSettings(backend: InMemoryBackend()).volume)
   case "duplicate-nested":
     print(NestedCollision(backend: InMemoryBackend()).speed)
+  case "shared-group":
+    let first = FirstOwner(backend: InMemoryBackend(name: "first"))
+    let second = SecondOwner(backend: InMemoryBackend(name: "second"))
+    print(first.playback.volume, second.playback.volume)
+  case "group-twice":
+    print(TwoCopiesOfOneGroup(backend: InMemoryBackend(name: "twice")).main.volume)
   case "unattached":
     print(TwoSettingsOneKey().volume)
   default:

@@ -153,7 +153,8 @@ private final class OwnBackendSettings: SettingsModel, @unchecked Sendable {
   @Test func theTypesPlanFindsWhatMirrorFinds() {
     func mirrored(_ model: Any, prefix: String) -> [String] {
       MirrorDiscovery.found(in: model, keyPrefix: prefix).map {
-        "\($0.entry.declaringTypeName).\($0.entry.propertyPath) \($0.key())"
+        "\($0.entry.declaringTypeName).\($0.entry.propertyPath) "
+          + $0.entry.key(declared: $0.setting.untypedStorage.declaredKey)
       }
     }
     func planned(_ descriptors: [SettingDescriptor]) -> [String] {

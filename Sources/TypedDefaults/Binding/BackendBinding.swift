@@ -8,9 +8,9 @@ import Foundation
 /// Each bound setting holds its model's binding, and through it the backend: one reference per
 /// setting, where holding the backend, the view's base and the cell backend each would cost a
 /// setting three retains when it is bound and three releases when it goes.
-// @unchecked Sendable: every stored property is immutable except `observables`, which is written
-// only while the model is being bound (before any of its settings can be shared) and read in
-// `deinit`, and `someTracked`, which is behind `trackingLock`.
+// @unchecked Sendable: every stored property is immutable except `observables` and `boundType`,
+// which are written only while the model is being bound (before any of its settings can be
+// shared) and then only read, and `someTracked`, which is behind `trackingLock`.
 @usableFromInline
 final class BackendBinding: @unchecked Sendable {
   /// The backend as the model was given it (a view, possibly).
@@ -23,6 +23,11 @@ final class BackendBinding: @unchecked Sendable {
   let cellBackend: (any CellBackend)?
   /// Whether writes through a setting must report themselves to `target`'s observers.
   let reportsWrites: Bool
+  /// The type of the model (or group) whose settings are bound through this binding; `nil` for
+  /// a setting's own backend. Set once, by ``SettingsReflection/bind(_:keyPrefix:to:)``, before
+  /// any setting is bound: what the check that a setting is bound by one model only compares and
+  /// names (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``).
+  var boundType: Any.Type?
   /// The Observation objects of the settings bound through this binding, given back together
   /// when the last of those settings goes.
   private var observables: [AnyObject] = []

@@ -4,12 +4,12 @@
 enum MirrorDiscovery {
   static func found(in model: Any, keyPrefix: String) -> [SettingsReflection.Found] {
     var found: [SettingsReflection.Found] = []
-    collect(model, pathPrefix: "", keyPrefix: keyPrefix, into: &found)
+    collect(model, pathPrefix: "", keyPrefix: keyPrefix, groups: [], into: &found)
     return found
   }
 
   private static func collect(
-    _ value: Any, pathPrefix: String, keyPrefix: String,
+    _ value: Any, pathPrefix: String, keyPrefix: String, groups: [ObjectIdentifier],
     into found: inout [SettingsReflection.Found]
   ) {
     var chain: [Mirror] = []
@@ -27,7 +27,7 @@ enum MirrorDiscovery {
           let entry = PlannedSetting(
             load: { _ in setting }, propertyName: name, propertyPath: pathPrefix + name,
             keyPrefix: keyPrefix, declaringTypeName: typeName, inferredKey: keyPrefix + name,
-            plannedDeclaredKey: nil, plannedDeclaredFullKey: nil)
+            plannedDeclaredKey: nil, plannedDeclaredFullKey: nil, enclosingGroups: groups)
           found.append(SettingsReflection.Found(setting: setting, entry: entry))
         } else if let group = child.value as? any SettingsGroup,
           Mirror(reflecting: group).displayStyle == .struct
@@ -36,7 +36,7 @@ enum MirrorDiscovery {
             group, pathPrefix: pathPrefix + label + ".",
             keyPrefix: keyPrefix
               + SettingsReflection.nestedPrefix(of: type(of: group), property: label),
-            into: &found)
+            groups: groups + [ObjectIdentifier(type(of: group))], into: &found)
         }
       }
     }

@@ -20,6 +20,11 @@ final class PlannedSetting: Sendable {
   /// Where the setting's storage reference is in an instance (a `Setting` is that one
   /// reference); `-1` for a setting found by `Mirror`.
   let offset: Int
+  /// The nested group types between the model and the setting (their `ObjectIdentifier`s),
+  /// outermost first; empty for a setting the model declares itself. A setting already bound by
+  /// a group of one of these types, created with `init(backend:)`, may be bound again by the
+  /// model that nests it (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``).
+  let enclosingGroups: [ObjectIdentifier]
 
   /// The setting's full key: its model's and groups' prefixes, then its declared key or its
   /// property's name. Reuses the plan's string when the declared key is the planned one.
@@ -34,9 +39,11 @@ final class PlannedSetting: Sendable {
   init(
     load: @escaping @Sendable (UnsafeRawPointer) -> any SettingProperty, propertyName: String,
     propertyPath: String, keyPrefix: String, declaringTypeName: String, inferredKey: String,
-    plannedDeclaredKey: String?, plannedDeclaredFullKey: String?, offset: Int = -1
+    plannedDeclaredKey: String?, plannedDeclaredFullKey: String?,
+    enclosingGroups: [ObjectIdentifier], offset: Int = -1
   ) {
     self.offset = offset
+    self.enclosingGroups = enclosingGroups
     self.load = load
     self.propertyName = propertyName
     self.propertyPath = propertyPath

@@ -17,8 +17,7 @@ final class ReflectionPlan: Sendable {
   private let lastCells = Locked<CachedCells?>(nil)
 
   /// The cells of one backend, for one list of keys.
-  private struct CachedCells: @unchecked Sendable {
-    // @unchecked Sendable: `ValueCell`s are Sendable; the rest are immutable, Sendable values.
+  private struct CachedCells: Sendable {
     /// The backend's ``CellBackend/cellsIdentity``: held instead of the backend, which it
     /// outlives, so it can't stand for another backend later allocated at the same address.
     let identity: CellsIdentity
@@ -50,14 +49,15 @@ final class ReflectionPlan: Sendable {
   ) -> ReflectionPlan? {
     var settings: [PlannedSetting] = []
     let complete = walk(
-      type, isClass: isClass, offset: 0, pathPrefix: "", keyPrefix: keyPrefix,
+      type, isClass: isClass, offset: 0, pathPrefix: "", keyPrefix: keyPrefix, groups: [],
       firstInstance: firstInstance, into: &settings)
     return complete ? ReflectionPlan(settings: settings, keyPrefix: keyPrefix) : nil
   }
 
   private static func walk(
     _ type: Any.Type, isClass: Bool, offset base: Int, pathPrefix: String, keyPrefix: String,
-    firstInstance: UnsafeRawPointer, into settings: inout [PlannedSetting]
+    groups: [ObjectIdentifier], firstInstance: UnsafeRawPointer,
+    into settings: inout [PlannedSetting]
   ) -> Bool {
     let owners = isClass ? declaringClasses(of: type) : []
     var index = 0
@@ -77,13 +77,16 @@ final class ReflectionPlan: Sendable {
             load: load, propertyName: propertyName, propertyPath: pathPrefix + propertyName,
             keyPrefix: keyPrefix, declaringTypeName: declaringTypeName,
             inferredKey: keyPrefix + propertyName, plannedDeclaredKey: declared,
-            plannedDeclaredFullKey: declared.map { keyPrefix + $0 }, offset: base + offset))
+            plannedDeclaredFullKey: declared.map { keyPrefix + $0 }, enclosingGroups: groups,
+            offset: base + offset))
       } else if kind == .struct, let groupType = fieldType as? any SettingsGroup.Type {
         complete =
           walk(
             fieldType, isClass: false, offset: base + offset, pathPrefix: pathPrefix + label + ".",
             keyPrefix: keyPrefix + SettingsReflection.nestedPrefix(of: groupType, property: label),
-            firstInstance: firstInstance, into: &settings) && complete
+            groups: groups + [ObjectIdentifier(groupType)], firstInstance: firstInstance,
+            into: &settings)
+          && complete
       }
       return complete
     }

@@ -37,10 +37,15 @@ enum SettingsReflection {
   /// describes its values itself (``LearnsDeclaredKeys``: secret keys, value types). Later
   /// instances of the type on that backend skip both for one lookup, so creating a model stays
   /// cheap, and reads never pay for either.
+  ///
+  /// Every instance, in every build, also checks that none of its settings is bound already
+  /// (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``): one load per setting.
   static func bind<Model>(
     _ model: Model, keyPrefix: String, to backend: any SettingsBackend
   ) {
+    let modelType = dynamicType(of: model)
     let binding = BackendBinding(backend)
+    binding.boundType = modelType
     withPlan(for: model, keyPrefix: keyPrefix) { plan, base in
       guard let plan else {
         // Found by `Mirror`: bound one by one.
@@ -69,7 +74,7 @@ enum SettingsReflection {
       cells.finish()
     }
     SettingsValidation.checkOnce(
-      dynamicType(of: model), keyPrefix: keyPrefix, on: binding,
+      modelType, keyPrefix: keyPrefix, on: binding,
       settings: discover(in: model, keyPrefix: keyPrefix))
   }
 
@@ -78,6 +83,11 @@ enum SettingsReflection {
     _ storage: UntypedSettingStorage, as entry: PlannedSetting, at index: Int,
     cells: inout CellsOfModel, observables: [AnyObject]?, binding: BackendBinding
   ) {
+    // A storage is bound once (the read path relies on it, see `UntypedSettingStorage`); binding
+    // it again, which only a group value shared between models can cause, stops the program.
+    if !storage.hasOwnBackend, let bound = storage.binding {
+      SettingsValidation.checkBindingOnce(storage, boundTo: bound, as: entry, by: binding)
+    }
     let key = entry.key(declared: storage.declaredKey)
     let targetKey = binding.targetKey(for: key)
     let observable = observables?[index]
@@ -106,11 +116,6 @@ enum SettingsReflection {
     let entry: PlannedSetting
     /// How many settings the model has in all.
     var count = 0
-
-    /// The setting's full key (see ``PlannedSetting/key(declared:)``).
-    func key() -> String {
-      entry.key(declared: setting.untypedStorage.declaredKey)
-    }
 
     func descriptor() -> SettingDescriptor {
       SettingDescriptor(

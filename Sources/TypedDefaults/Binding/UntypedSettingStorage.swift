@@ -10,7 +10,9 @@ import Foundation
 // @unchecked Sendable: `key`, `binding`, `targetKey`, `cellBackend`, `readCell`, `reportsWrites`,
 // `isSecret` and `observablePointer` are written only while the setting is declared or bound,
 // which happens while the owning model is being initialized, before the model can be shared with
-// another thread; afterwards they are only read. `slowState` is behind `slowLock`.
+// another thread; afterwards they are only read. A setting is bound by one model only: a second
+// model reaching it (through a shared group value) stops the program before writing them
+// (`SettingsValidation.checkBindingOnce`). `slowState` is behind `slowLock`.
 @usableFromInline
 class UntypedSettingStorage: @unchecked Sendable {
   /// The key given in the declaration (`@Setting("volume")`), if any.
