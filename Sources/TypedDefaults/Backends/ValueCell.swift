@@ -4,8 +4,8 @@
 /// key's cell when the setting is bound, so that reading the setting is one lock and one load,
 /// with no dictionary lookup (hashing the key is most of the cost of a lookup). A cell is never
 /// removed from its backend: removing the key empties it, so a setting holding it stays correct.
-// @unchecked Sendable: `value` and `conversion` are only read or written under the lock of the
-// backend that owns the cell.
+// @unchecked Sendable: `value`, `conversion` and `observed` are only read or written under the
+// lock of the backend that owns the cell.
 @usableFromInline
 final class ValueCell: @unchecked Sendable {
   // Every access is under the owning backend's lock, so the dynamic exclusivity checks Swift

@@ -4,8 +4,11 @@ import Foundation
 ///
 /// A `Setting` is a struct (so a model of settings can be a `Sendable` struct) whose only stored
 /// property is a reference to one of these, so copies of a model share their settings' binding.
-/// The key and backend are filled in once, by the model's initializer walking its properties
-/// with `Mirror` (``SettingsReflection``), or given explicitly when the setting is declared.
+/// The key and backend are filled in once, by the model's initializer reading its settings at the
+/// offsets its type's ``ReflectionPlan`` recorded (``SettingsReflection``; `Mirror` where the
+/// stdlib's field reflection can't describe the type), or given explicitly when the setting is
+/// declared. A storage is bound by one model only (``SettingsValidation`` stops the program when a
+/// second model would re-bind it, see `Validation/SettingsValidation+BindingOnce.swift`).
 ///
 /// ## Reading fast
 ///

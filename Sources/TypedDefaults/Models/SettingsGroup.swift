@@ -1,7 +1,8 @@
 /// A struct of settings: the value-type alternative to subclassing ``SettingsModel``.
 ///
 /// Conform a struct whose properties are ``Setting``s and create it with ``init(backend:)``;
-/// `Mirror` finds the settings and attaches them to the backend, exactly as for a model class. A
+/// reflection finds the settings (the stdlib's field reflection, once per group type, with `Mirror`
+/// as the fallback) and attaches them to the backend, exactly as for a model class. A
 /// struct of settings is `Sendable` with no annotation, so it can be a `static let` and cross
 /// threads freely; and because a setting's setter doesn't mutate the struct, a `let` is enough:
 ///

@@ -4,8 +4,9 @@ import Foundation
 ///
 /// This is UDUserDefaultsModel in Swift: where the Objective-C original scanned its subclass's
 /// properties with `class_copyPropertyList` and added accessors with `class_addMethod`,
-/// `SettingsModel` finds its subclass's `@Setting` properties with `Mirror` when it is created and
-/// attaches each one to the backend, so every property reads and writes the store under its key.
+/// `SettingsModel` finds its subclass's `@Setting` properties by reflection when it is created (the
+/// stdlib's field reflection, once per model type, with `Mirror` as the fallback) and attaches each
+/// one to the backend, so every property reads and writes the store under its key.
 ///
 /// ```swift
 /// final class PlayerSettings: SettingsModel, @unchecked Sendable {

@@ -41,11 +41,9 @@ final class ObserverRegistry: Sendable {
 
   init() {}
 
-  /// The number of observers registered.
-  var count: Int {
-    state.withLock { state in
-      Set(state.byKey.values.flatMap(\.keys)).union(state.allKeys.keys).count
-    }
+  /// The number of observers registered (of at least one key, or of every key).
+  var observerCount: Int {
+    recorded.withLock { $0.observerCount }
   }
 
   /// The keys some observer of single keys watches.
@@ -220,9 +218,7 @@ final class ObserverRegistry: Sendable {
     if outermost { deliverRecorded() }
   }
 
-  private var isObserved: Bool {
-    recorded.withLock { $0.observerCount > 0 }
-  }
+  private var isObserved: Bool { observerCount > 0 }
 
   /// The changes recorded so far, taken out of the queue.
   private func takeRecorded() -> [SettingsChange] {

@@ -2,7 +2,8 @@
 /// it.
 ///
 /// Declare settings as properties of a ``SettingsModel`` subclass or a ``SettingsGroup`` struct;
-/// the model finds them with `Mirror` when it is created and attaches each to its backend. The
+/// the model finds them by reflection when it is created (the stdlib's field reflection, once per
+/// model type; `Mirror` where that can't describe the type) and attaches each to its backend. The
 /// key is the property's name unless you give one:
 ///
 /// ```swift

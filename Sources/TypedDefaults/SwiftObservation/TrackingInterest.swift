@@ -10,7 +10,10 @@
   /// involved on purpose: a weak reference to an object a read retains (the observable, the
   /// storage, the backend) gives that object a side table, and every retain and release of it
   /// the slow path, which doubled the cost of a read.
-  // @unchecked Sendable: every mutable field is behind `lock`.
+  // @unchecked Sendable: every mutable field is read and written behind `lock`, except that
+  // `prepare` writes `binding`, `overridingBackend` and `key` without it, on an interest just taken
+  // from the pool (whose lock orders the write after the interest's last use) or created, before
+  // its setting can be shared; `trackingStarted()` reads them under `lock`.
   final class TrackingInterest: @unchecked Sendable {
     private let lock = NSLock()
     private var token: ObservationToken?

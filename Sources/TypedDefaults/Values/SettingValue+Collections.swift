@@ -157,6 +157,15 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
     rawReadFailureReason(for: value)
   }
 
+  /// The stored value as a `RawValue`, or `nil`: a stored bool is never the raw value of a type
+  /// whose raw values are not `Bool` (see ``init(propertyListValue:)``). Both initializers below,
+  /// the RawRepresentable one and the RawRepresentable-and-Codable one, read through it.
+  @inlinable
+  static func storedRawValue(_ propertyListValue: PropertyListValue) -> RawValue? {
+    if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }
+    return RawValue(propertyListValue: propertyListValue)
+  }
+
   static func rawReadFailureReason(for value: PropertyListValue) -> String? {
     if case .bool = value, RawValue.self != Bool.self {
       return
@@ -180,8 +189,7 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   /// - Parameter propertyListValue: The stored value.
   @inlinable
   public init?(propertyListValue: PropertyListValue) {
-    if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }
-    guard let rawValue = RawValue(propertyListValue: propertyListValue) else { return nil }
+    guard let rawValue = Self.storedRawValue(propertyListValue) else { return nil }
     self.init(rawValue: rawValue)
   }
 
@@ -206,8 +214,7 @@ extension SettingValue where Self: RawRepresentable & Codable, RawValue: Setting
   /// - Parameter propertyListValue: The stored value.
   @inlinable
   public init?(propertyListValue: PropertyListValue) {
-    if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }
-    guard let rawValue = RawValue(propertyListValue: propertyListValue) else { return nil }
+    guard let rawValue = Self.storedRawValue(propertyListValue) else { return nil }
     self.init(rawValue: rawValue)
   }
 

@@ -1,6 +1,11 @@
 import Foundation
 
 // The conversions of the table in SettingValue's documentation, one type at a time.
+//
+// Several scalars below restate `readFailureReason(for:) { nil }`, the default `SettingValue`
+// already gives every type (`SettingValue.swift`): they are also `Codable`, and without the
+// restatement the more specific `where Self: Codable` default (`SettingValue+Codable.swift`,
+// which explains a failed decode) would be chosen for them.
 
 // MARK: - Bool
 

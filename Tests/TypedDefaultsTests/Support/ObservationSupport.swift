@@ -82,7 +82,7 @@ func remove(_ key: String, from backend: any SettingsBackend) {
 
 /// The number of observers registered on a backend.
 func observerCount(_ backend: any SettingsBackend) -> Int {
-  ObservationCenter.existingRegistry(for: backend)?.count ?? 0
+  ObservationCenter.existingRegistry(for: backend)?.observerCount ?? 0
 }
 
 /// Polls `condition` every 2 ms for up to 10 seconds, for work another thread or process does;
