@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -19,7 +20,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
 
 /// The thirteen ways foreign files and faults broke "bad input never crashes and never loses
 /// data", each pinned by a test named after the behaviour that now holds.
-@Suite struct TrustedFilesRegressionTests {
+@Suite(.tags(.regression)) struct ForeignFileTests {
   // MARK: - Helpers
 
   /// A binary property list whose root array holds a set (marker 0xC), which no property-list

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -93,30 +94,6 @@ import Testing
     #expect(random.next() == 0xE220_A839_7B1D_CDAF)
     #expect(random.next() == 0x6E78_9E6A_A1B9_65F4)
   }
-}
-
-// MARK: - Generator
-
-/// SplitMix64 (Steele, Lea and Flood): a tiny, fast, well-mixed deterministic generator.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A number in `0..<bound` (bound > 0).
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-  mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-
-  mutating func pick<T>(_ elements: [T]) -> T { elements[below(elements.count)] }
 }
 
 // MARK: - The fuzzer

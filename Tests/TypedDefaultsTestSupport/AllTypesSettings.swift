@@ -4,19 +4,19 @@ import Foundation
 @testable import TypedDefaultsTesting
 
 /// A string-backed enum setting type.
-enum Quality: String, SettingValue, CaseIterable {
+package enum Quality: String, SettingValue, CaseIterable {
   case auto, low, high
 }
 
 /// A Bool-backed enum setting type (Swift has no `enum X: Bool` syntax, so it is written out).
-enum Switch: RawRepresentable, SettingValue {
+package enum Switch: RawRepresentable, SettingValue {
   case off, on
 
-  init?(rawValue: Bool) {
+  package init?(rawValue: Bool) {
     self = rawValue ? .on : .off
   }
 
-  var rawValue: Bool {
+  package var rawValue: Bool {
     switch self {
     case .off: false
     case .on: true
@@ -25,69 +25,71 @@ enum Switch: RawRepresentable, SettingValue {
 }
 
 /// One setting of every built-in setting type, for round-trip tests.
-struct AllTypesSettings: SettingsGroup {
-  @Setting var bool = false
-  @Setting var int = 0
-  @Setting var int8: Int8 = 0
-  @Setting var int16: Int16 = 0
-  @Setting var int32: Int32 = 0
-  @Setting var int64: Int64 = 0
-  @Setting var uint: UInt = 0
-  @Setting var uint8: UInt8 = 0
-  @Setting var uint16: UInt16 = 0
-  @Setting var uint32: UInt32 = 0
-  @Setting var uint64: UInt64 = 0
-  @Setting var double = 0.0
-  @Setting var float: Float = 0
-  @Setting var string = ""
-  @Setting var date = Date(timeIntervalSinceReferenceDate: 0)
-  @Setting var data = Data()
-  @Setting var url = URL(fileURLWithPath: "/")
-  @Setting var optional: Int? = nil
-  @Setting var array: [String] = []
-  @Setting var dictionary: [String: Int] = [:]
-  @Setting var quality = Quality.auto
-  @Setting var onOff = Switch.off
-  @Setting var set: Set<Int> = []
-  @Setting var uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-  @Setting var range: Range<Int> = 0..<0
-  @Setting var closedRange: ClosedRange<Int> = 0...0
-  @Setting var dateRange: ClosedRange<Date> = Date.distantPast...Date.distantFuture
-  @Setting var archived: Archived<ArchivedSample>?
+package struct AllTypesSettings: SettingsGroup {
+  @Setting package var bool = false
+  @Setting package var int = 0
+  @Setting package var int8: Int8 = 0
+  @Setting package var int16: Int16 = 0
+  @Setting package var int32: Int32 = 0
+  @Setting package var int64: Int64 = 0
+  @Setting package var uint: UInt = 0
+  @Setting package var uint8: UInt8 = 0
+  @Setting package var uint16: UInt16 = 0
+  @Setting package var uint32: UInt32 = 0
+  @Setting package var uint64: UInt64 = 0
+  @Setting package var double = 0.0
+  @Setting package var float: Float = 0
+  @Setting package var string = ""
+  @Setting package var date = Date(timeIntervalSinceReferenceDate: 0)
+  @Setting package var data = Data()
+  @Setting package var url = URL(fileURLWithPath: "/")
+  @Setting package var optional: Int? = nil
+  @Setting package var array: [String] = []
+  @Setting package var dictionary: [String: Int] = [:]
+  @Setting package var quality = Quality.auto
+  @Setting package var onOff = Switch.off
+  @Setting package var set: Set<Int> = []
+  @Setting package var uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+  @Setting package var range: Range<Int> = 0..<0
+  @Setting package var closedRange: ClosedRange<Int> = 0...0
+  @Setting package var dateRange: ClosedRange<Date> = Date.distantPast...Date.distantFuture
+  @Setting package var archived: Archived<ArchivedSample>?
+
+  package init() {}
 
   /// A plain copy of every value, to compare.
-  struct Values: Equatable {
-    var bool: Bool
-    var int: Int
-    var int8: Int8
-    var int16: Int16
-    var int32: Int32
-    var int64: Int64
-    var uint: UInt
-    var uint8: UInt8
-    var uint16: UInt16
-    var uint32: UInt32
-    var uint64: UInt64
-    var double: Double
-    var float: Float
-    var string: String
-    var date: Date
-    var data: Data
-    var url: URL
-    var optional: Int?
-    var array: [String]
-    var dictionary: [String: Int]
-    var quality: Quality
-    var onOff: Switch
-    var set: Set<Int>
-    var uuid: UUID
-    var range: Range<Int>
-    var closedRange: ClosedRange<Int>
-    var dateRange: ClosedRange<Date>
-    var archived: Archived<ArchivedSample>?
+  package struct Values: Equatable {
+    package var bool: Bool
+    package var int: Int
+    package var int8: Int8
+    package var int16: Int16
+    package var int32: Int32
+    package var int64: Int64
+    package var uint: UInt
+    package var uint8: UInt8
+    package var uint16: UInt16
+    package var uint32: UInt32
+    package var uint64: UInt64
+    package var double: Double
+    package var float: Float
+    package var string: String
+    package var date: Date
+    package var data: Data
+    package var url: URL
+    package var optional: Int?
+    package var array: [String]
+    package var dictionary: [String: Int]
+    package var quality: Quality
+    package var onOff: Switch
+    package var set: Set<Int>
+    package var uuid: UUID
+    package var range: Range<Int>
+    package var closedRange: ClosedRange<Int>
+    package var dateRange: ClosedRange<Date>
+    package var archived: Archived<ArchivedSample>?
 
     /// Every type at an extreme value (and whole-second dates, which every format keeps exactly).
-    static let extremes = Values(
+    package static let extremes = Values(
       bool: true, int: .min, int8: .min, int16: .max, int32: .min, int64: .max, uint: .max,
       uint8: .max, uint16: .max, uint32: .max, uint64: .max, double: -.greatestFiniteMagnitude,
       float: 12.34, string: "Mässig 🎬", date: Date(timeIntervalSinceReferenceDate: 786_000_000),
@@ -103,7 +105,7 @@ struct AllTypesSettings: SettingsGroup {
     )
   }
 
-  var values: Values {
+  package var values: Values {
     Values(
       bool: bool, int: int, int8: int8, int16: int16, int32: int32, int64: int64, uint: uint,
       uint8: uint8, uint16: uint16, uint32: uint32, uint64: uint64, double: double, float: float,
@@ -113,7 +115,7 @@ struct AllTypesSettings: SettingsGroup {
     )
   }
 
-  func assign(_ values: Values) {
+  package func assign(_ values: Values) {
     bool = values.bool
     int = values.int
     int8 = values.int8

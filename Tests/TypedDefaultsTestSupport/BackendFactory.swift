@@ -4,38 +4,40 @@ import Testing
 @testable import TypedDefaults
 
 /// A kind of backend the conformance tests run against, with a fresh, isolated instance per test.
-struct BackendFactory: Sendable, CustomTestStringConvertible {
+package struct BackendFactory: Sendable, CustomTestStringConvertible {
   /// A fresh backend plus whatever must stay alive (and is cleaned up when released).
-  struct Instance {
-    let backend: any SettingsBackend
-    let resources: [AnyObject]
+  package struct Instance {
+    package let backend: any SettingsBackend
+    package let resources: [AnyObject]
     /// Makes what was written durable and reads it back the way the next launch would: a new
     /// store on the saved file, or a second process reading the UserDefaults suite.
-    let reload: () throws -> any SettingsBackend
+    package let reload: () throws -> any SettingsBackend
   }
 
-  let name: String
+  package let name: String
   /// Whether values end up in an XML property list, which keeps dates to whole seconds.
-  let storesXML: Bool
+  package let storesXML: Bool
   /// Whether strings and keys holding a control character XML forbids are refused: by the XML
   /// stores, and by `UserDefaultsBackend` on Linux, whose binary file corelibs rewrites as XML
   /// when other code calls `UserDefaults.synchronize()`.
-  var refusesXMLForbiddenCharacters: Bool { storesXML || refusesControlCharacters }
-  var refusesControlCharacters = false
-  let make: @Sendable () throws -> Instance
+  package var refusesXMLForbiddenCharacters: Bool { storesXML || refusesControlCharacters }
+  package var refusesControlCharacters = false
+  package let make: @Sendable () throws -> Instance
 
-  var testDescription: String { name }
+  package var testDescription: String { name }
 
   /// Runs `body` with a fresh backend, keeping the files and suites behind it alive until `body`
   /// returns, then cleaning them up.
-  func withBackend<Result>(
+  package func withBackend<Result>(
     _ body: (any SettingsBackend) async throws -> Result
   ) async throws -> Result {
     try await withInstance { try await body($0.backend) }
   }
 
   /// Runs `body` with a fresh instance (backend and reload), cleaning up after it.
-  func withInstance<Result>(_ body: (Instance) async throws -> Result) async throws -> Result {
+  package func withInstance<Result>(
+    _ body: (Instance) async throws -> Result
+  ) async throws -> Result {
     var instance: Instance? = try make()
     // Release the backend before the folder or suite behind it, so that a store saving its
     // unsaved changes as it goes still finds its folder.
@@ -46,13 +48,13 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
     return try await body(current)
   }
 
-  static let inMemory = BackendFactory(name: "InMemoryBackend", storesXML: false) {
+  package static let inMemory = BackendFactory(name: "InMemoryBackend", storesXML: false) {
     let backend = InMemoryBackend()
     return Instance(backend: backend, resources: [], reload: { backend })
   }
 
   /// On Linux the backend saves the suite file itself, as a binary property list.
-  static let userDefaults = BackendFactory(
+  package static let userDefaults = BackendFactory(
     name: "UserDefaultsBackend",
     storesXML: false,
     refusesControlCharacters: { () -> Bool in
@@ -78,7 +80,8 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   }
 
   /// A store on a new `data.plist`, in its default format: binary.
-  static let layeredPlistStore = BackendFactory(name: "LayeredPlistStore", storesXML: false) {
+  package static let layeredPlistStore = BackendFactory(name: "LayeredPlistStore", storesXML: false)
+  {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
     let store = try LayeredPlistStore(persistentFile: file)
@@ -89,7 +92,7 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   }
 
   /// A store that asks for XML.
-  static let xmlLayeredPlistStore = BackendFactory(
+  package static let xmlLayeredPlistStore = BackendFactory(
     name: "LayeredPlistStore (XML)",
     storesXML: true
   ) {
@@ -103,16 +106,16 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   }
 
   /// Every backend of the library: each must pass the conformance suite.
-  static let all: [BackendFactory] = [
+  package static let all: [BackendFactory] = [
     .inMemory, .userDefaults, .layeredPlistStore, .xmlLayeredPlistStore,
   ]
 
   /// The prefix of the scoped views below.
-  static let scopePrefix = "com.example.sdk."
+  package static let scopePrefix = "com.example.sdk."
 
   /// A view of `base`'s backend scoped to ``scopePrefix``, over a base that also holds a key of
   /// its own outside the prefix, which the view must never show or touch.
-  static func scopedView(of base: BackendFactory) -> BackendFactory {
+  package static func scopedView(of base: BackendFactory) -> BackendFactory {
     BackendFactory(
       name: "\(base.name), scoped", storesXML: base.storesXML,
       refusesControlCharacters: base.refusesControlCharacters
@@ -126,5 +129,5 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
   }
 
   /// Every backend, and a scoped view of each: the conformance suite runs on both.
-  static let allWithScopedViews: [BackendFactory] = all + all.map(scopedView(of:))
+  package static let allWithScopedViews: [BackendFactory] = all + all.map(scopedView(of:))
 }

@@ -9,9 +9,9 @@ import Foundation
 /// A child process run with `posix_spawn` and reaped with `waitpid`, for tests that start many
 /// children at once: Foundation's `Process` on Linux watches for children's exits itself and was
 /// seen to miss one, leaving `waitUntilExit()` waiting for ever.
-enum ChildProcess {
+package enum ChildProcess {
   /// How a child ended.
-  enum Outcome: Equatable {
+  package enum Outcome: Equatable {
     case exited(Int32)
     case signalled(Int32)
     case timedOut
@@ -28,7 +28,7 @@ enum ChildProcess {
   ///   - standardOutput: A descriptor for its standard output; its standard error and input are
   ///     `/dev/null`.
   ///   - timeout: Seconds before it is killed.
-  static func run(
+  package static func run(
     _ executable: String, _ arguments: [String], environment: [String: String],
     standardOutput: Int32, timeout: Double
   ) -> Outcome {

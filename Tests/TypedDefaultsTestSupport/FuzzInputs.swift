@@ -3,9 +3,9 @@ import Foundation
 @testable import TypedDefaults
 
 /// The mutations ``Fuzzer`` applies to a seed's bytes.
-enum Mutations {
+package enum Mutations {
   /// Applies one mutation chosen by `random` and returns its name.
-  static func apply(
+  package static func apply(
     _ bytes: inout [UInt8], format: PropertyListFile.Format, _ random: inout SplitMix64
   ) -> String {
     if format == .binary, bytes.count >= 40, random.chance(55) {
@@ -17,11 +17,13 @@ enum Mutations {
     return generic(&bytes, &random)
   }
 
-  static let interestingBytes: [UInt8] = [0x00, 0xFF, 0x7F, 0x80, 0x0F, 0xF0, 0x3C, 0x26, 0x3E]
+  package static let interestingBytes: [UInt8] = [
+    0x00, 0xFF, 0x7F, 0x80, 0x0F, 0xF0, 0x3C, 0x26, 0x3E,
+  ]
 
   // MARK: Any bytes
 
-  static func generic(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
+  package static func generic(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
     guard !bytes.isEmpty else {
       bytes = [random.pick(interestingBytes)]
       return "one byte"
@@ -70,14 +72,14 @@ enum Mutations {
 
   // MARK: Binary
 
-  static let edgeValues: [UInt64] = [
+  package static let edgeValues: [UInt64] = [
     0, 1, 2, 3, 7, 8, 9, 31, 32, 255, 256, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF, 0x1_0000_0000,
     0x7FFF_FFFF_FFFF_FFFF, 0x8000_0000_0000_0000, .max,
   ]
 
   /// Markers of every kind, with the counts and sizes that need care: fill, sized integers and
   /// reals, a set (0xC), an unused nibble, and containers whose count follows (0xF).
-  static let markers: [UInt8] = [
+  package static let markers: [UInt8] = [
     0x00, 0x08, 0x09, 0x0C, 0x0F, 0x10, 0x13, 0x14, 0x15, 0x17, 0x1F, 0x22, 0x23, 0x24, 0x33,
     0x3F, 0x40, 0x4F, 0x50, 0x5F, 0x60, 0x6F, 0x70, 0x80, 0x87, 0x8F, 0x90, 0xA0, 0xAF, 0xB0,
     0xC0, 0xC1, 0xCF, 0xD0, 0xD1, 0xDF, 0xE0, 0xF0, 0xFF,
@@ -112,7 +114,7 @@ enum Mutations {
     }
   }
 
-  static func binary(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
+  package static func binary(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
     let trailer = bytes.count - 32
     switch random.below(6) {
     case 0:
@@ -168,7 +170,7 @@ enum Mutations {
 
   // MARK: XML
 
-  static let snippets: [String] = [
+  package static let snippets: [String] = [
     "<!--", "-->", "<!-- a -- b -->", "<!-- unterminated", "<![CDATA[", "]]>", "<![CDATA[x]]>",
     "<![CDATA[ unterminated", "<key a=\">", " a='", " a=b", " xmlns:x=\"y\"",
     "<key a=\"1\" a=\"2\">",
@@ -182,11 +184,11 @@ enum Mutations {
     "&x;", "é", "\u{00}\u{01}", "\u{7F}", "<dict/>", "<array/>", "<uid>1</uid>",
   ]
 
-  static let tagNames = [
+  package static let tagNames = [
     "string", "integer", "real", "true", "false", "date", "data", "array", "dict", "key", "plist",
   ]
 
-  static func xml(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
+  package static func xml(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
     switch random.below(5) {
     case 0, 1:
       let snippet = random.pick(snippets)
@@ -224,7 +226,7 @@ enum Mutations {
   }
 
   /// The text in UTF-16 or UTF-32, either byte order, with or without a byte-order mark.
-  static func reencoded(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
+  package static func reencoded(_ bytes: inout [UInt8], _ random: inout SplitMix64) -> String {
     let text = String(decoding: bytes, as: UTF8.self)
     let width = random.chance(60) ? 2 : 4
     let bigEndian = random.chance(50)
@@ -246,8 +248,8 @@ enum Mutations {
 }
 
 /// Generated documents that attack a reader's limits: deep nesting, entity expansion, huge counts.
-enum Hostile {
-  static func document(_ random: inout SplitMix64) -> (Data, String) {
+package enum Hostile {
+  package static func document(_ random: inout SplitMix64) -> (Data, String) {
     switch random.below(6) {
     case 0:
       // Dictionaries only up to 100 levels when closed: a value read deeper costs the round
@@ -303,13 +305,13 @@ enum Hostile {
   }
 
   // Built once: the same bytes every time, and the deep ones are not cheap to build.
-  static let nestedDepths = [511, 512, 513, 1_000, 20_000]
-  static let nestedBinaries = nestedDepths.map(nestedBinary(depth:))
-  static let sharedLevels = [20, 32, 40]
-  static let sharedBinaries = sharedLevels.map(sharedBinary(levels:))
+  package static let nestedDepths = [511, 512, 513, 1_000, 20_000]
+  package static let nestedBinaries = nestedDepths.map(nestedBinary(depth:))
+  package static let sharedLevels = [20, 32, 40]
+  package static let sharedBinaries = sharedLevels.map(sharedBinary(levels:))
 
   /// A binary property list from objects (each a byte string), the last one the top object.
-  static func binary(objects: [[UInt8]], referenceSize: Int, top: Int) -> Data {
+  package static func binary(objects: [[UInt8]], referenceSize: Int, top: Int) -> Data {
     var bytes = Array("bplist00".utf8)
     var offsets: [Int] = []
     for object in objects {
@@ -325,12 +327,12 @@ enum Hostile {
     return Data(bytes)
   }
 
-  static func bigEndian(_ value: UInt64, _ size: Int) -> [UInt8] {
+  package static func bigEndian(_ value: UInt64, _ size: Int) -> [UInt8] {
     (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(size - 1 - $0))) }
   }
 
   /// Object i is a one-element array holding object i + 1; the last is a string.
-  static func nestedBinary(depth: Int) -> Data {
+  package static func nestedBinary(depth: Int) -> Data {
     let referenceSize = depth < 0x100 ? 1 : depth < 0x1_0000 ? 2 : 4
     var objects: [[UInt8]] = (0..<depth).map { level -> [UInt8] in
       [0xA1] + bigEndian(UInt64(level + 1), referenceSize)
@@ -340,7 +342,7 @@ enum Hostile {
   }
 
   /// Object i is an array holding object i + 1 twice: 2^levels values from a few hundred bytes.
-  static func sharedBinary(levels: Int) -> Data {
+  package static func sharedBinary(levels: Int) -> Data {
     var objects: [[UInt8]] = (0..<levels).map { level -> [UInt8] in
       let next = UInt8(level + 1)
       return [0xA2, next, next]
@@ -350,7 +352,7 @@ enum Hostile {
   }
 
   /// A container or string declaring `count` elements or bytes, with only a few present.
-  static func hugeCount(kind: UInt8, count: UInt64) -> Data {
+  package static func hugeCount(kind: UInt8, count: UInt64) -> Data {
     let object: [UInt8] = [kind << 4 | 0x0F, 0x13] + bigEndian(count, 8) + [0x00, 0x00]
     return binary(objects: [object, [0x09]], referenceSize: 1, top: 0)
   }
@@ -359,7 +361,7 @@ enum Hostile {
 /// Reports a crash during a fuzz run: a signal handler (on its own stack, so that a stack
 /// overflow is caught too) writes the input being decoded to a file opened beforehand and names
 /// the seed and iteration on standard error, then lets the signal take its course.
-enum CrashReporter {
+package enum CrashReporter {
   private static let signals = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE]
   private static let capacity = 8 * 1024 * 1024
 
@@ -375,7 +377,7 @@ enum CrashReporter {
   nonisolated(unsafe) private static var alternateStack: UnsafeMutableRawPointer?
   nonisolated(unsafe) private static var previousStack = stack_t()
 
-  static func install(seed: UInt64) {
+  package static func install(seed: UInt64) {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("TypedDefaults-fuzz-crash-\(seed).plist").path
     filePath = path
@@ -403,7 +405,7 @@ enum CrashReporter {
     }
   }
 
-  static func uninstall() {
+  package static func uninstall() {
     for signal in signals {
       if var old = previous[signal] { sigaction(signal, &old, nil) }
     }
@@ -423,7 +425,7 @@ enum CrashReporter {
   }
 
   /// Keeps a copy of the input about to be decoded.
-  static func current(_ data: Data, iteration: Int) {
+  package static func current(_ data: Data, iteration: Int) {
     self.iteration = iteration
     guard let buffer, data.count <= capacity else {
       count = 0
@@ -467,8 +469,8 @@ enum CrashReporter {
 /// A minimal binary property-list writer for the generated seeds: dictionary keys sorted, no
 /// shared objects, so the same value always gives the same bytes (Foundation's writer follows
 /// the dictionaries' hash order, which changes from run to run).
-enum SeedEncoder {
-  static func binary(_ root: PropertyListValue) -> Data {
+package enum SeedEncoder {
+  package static func binary(_ root: PropertyListValue) -> Data {
     var objects: [[UInt8]] = []
     let total = count(root)
     let referenceSize = total < 0x100 ? 1 : 2

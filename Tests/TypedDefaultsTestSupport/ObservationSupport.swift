@@ -6,31 +6,33 @@ import Testing
 /// A backend written the way a user of the library would: a locked dictionary, with no
 /// observation support of its own.
 // @unchecked Sendable: `values` is only accessed while `lock` is held.
-final class PlainBackend: SettingsBackend, @unchecked Sendable {
+package final class PlainBackend: SettingsBackend, @unchecked Sendable {
   private let lock = NSLock()
   private var values: [String: PropertyListValue] = [:]
 
-  var name: String { "PlainBackend" }
+  package init() {}
 
-  func value(forKey key: String) -> PropertyListValue? {
+  package var name: String { "PlainBackend" }
+
+  package func value(forKey key: String) -> PropertyListValue? {
     lock.lock()
     defer { lock.unlock() }
     return values[key]
   }
 
-  func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+  package func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     lock.lock()
     values[key] = value
     lock.unlock()
   }
 
-  func removeValue(forKey key: String) {
+  package func removeValue(forKey key: String) {
     lock.lock()
     values[key] = nil
     lock.unlock()
   }
 
-  func dictionaryRepresentation() -> [String: PropertyListValue] {
+  package func dictionaryRepresentation() -> [String: PropertyListValue] {
     lock.lock()
     defer { lock.unlock() }
     return values
@@ -39,28 +41,30 @@ final class PlainBackend: SettingsBackend, @unchecked Sendable {
 
 extension BackendFactory {
   /// A backend that knows nothing of observation, as users write them.
-  static let userWritten = BackendFactory(name: "user-written backend", storesXML: false) {
+  package static let userWritten = BackendFactory(name: "user-written backend", storesXML: false) {
     let backend = PlainBackend()
     return Instance(backend: backend, resources: [], reload: { backend })
   }
 
   /// Every backend the observation suite runs against: the library's, and a user-written one.
-  static let observable: [BackendFactory] = all + [.userWritten]
+  package static let observable: [BackendFactory] = all + [.userWritten]
 
   /// Every backend the observation suite runs against, and a scoped view of each.
-  static let observableWithScopedViews: [BackendFactory] =
+  package static let observableWithScopedViews: [BackendFactory] =
     observable + observable.map(scopedView(of:))
 }
 
 /// Collects what an observer receives, thread-safely.
-final class Received<Element: Sendable>: Sendable {
+package final class Received<Element: Sendable>: Sendable {
   private let elements = Locked<[Element]>([])
 
-  var all: [Element] { elements.withLock { $0 } }
-  var count: Int { elements.withLock { $0.count } }
-  var last: Element? { elements.withLock { $0.last } }
+  package init() {}
 
-  func append(_ element: Element) {
+  package var all: [Element] { elements.withLock { $0 } }
+  package var count: Int { elements.withLock { $0.count } }
+  package var last: Element? { elements.withLock { $0.last } }
+
+  package func append(_ element: Element) {
     elements.withLock { $0.append(element) }
   }
 }
@@ -69,26 +73,28 @@ final class Received<Element: Sendable>: Sendable {
 /// and, on one written outside the library, the call followed by the report the library's
 /// settings make (``SettingsBackend/reportChanges(forKeys:)``), so that every backend can be
 /// written to the same way.
-func write(_ value: PropertyListValue?, _ key: String, to backend: any SettingsBackend) throws {
+package func write(
+  _ value: PropertyListValue?, _ key: String, to backend: any SettingsBackend
+) throws {
   try backend.setValue(value, forKey: key)
   if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: [key]) }
 }
 
 /// Removes a key through the library on any backend (see ``write(_:_:to:)``).
-func remove(_ key: String, from backend: any SettingsBackend) {
+package func remove(_ key: String, from backend: any SettingsBackend) {
   backend.removeValue(forKey: key)
   if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: [key]) }
 }
 
 /// The number of observers registered on a backend.
-func observerCount(_ backend: any SettingsBackend) -> Int {
+package func observerCount(_ backend: any SettingsBackend) -> Int {
   ObservationCenter.existingRegistry(for: backend)?.count ?? 0
 }
 
 /// Polls `condition` every 2 ms for up to 10 seconds, for work another thread or process does;
 /// records `message` as a failure and returns `false` if it never holds.
 @discardableResult
-func eventually(
+package func eventually(
   _ message: @autoclosure () -> String,
   sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: () -> Bool
@@ -103,21 +109,21 @@ func eventually(
 
 /// A model on any backend, for the typed and Observation tests.
 // @unchecked Sendable: its stored properties are `@Setting`s (see SettingsModel).
-final class ObservedSettings: SettingsModel, @unchecked Sendable {
-  @Setting var volume = 1
-  @Setting("other") var other = 0
-  @Setting("com.example.flag") var flag = false
+package final class ObservedSettings: SettingsModel, @unchecked Sendable {
+  @Setting package var volume = 1
+  @Setting("other") package var other = 0
+  @Setting("com.example.flag") package var flag = false
 }
 
 /// Three observers of `volume`, of the three kinds: the setting's typed observer, an observer
 /// of its key in the backend, and an observer of every key (filtered to `volume`).
-struct VolumeObservers {
-  let typed = Received<Int>()
-  let raw = Received<Int?>()
-  let everyKey = Received<Int?>()
-  let tokens: [ObservationToken]
+package struct VolumeObservers {
+  package let typed = Received<Int>()
+  package let raw = Received<Int?>()
+  package let everyKey = Received<Int?>()
+  package let tokens: [ObservationToken]
 
-  init(of settings: ObservedSettings, on backend: any SettingsBackend) {
+  package init(of settings: ObservedSettings, on backend: any SettingsBackend) {
     let (typed, raw, everyKey) = (self.typed, self.raw, self.everyKey)
     tokens = [
       settings.$volume.observe { typed.append($0) },
@@ -129,10 +135,12 @@ struct VolumeObservers {
   }
 
   /// Cancels the three observations.
-  func cancel() { for token in tokens { token.cancel() } }
+  package func cancel() { for token in tokens { token.cancel() } }
 }
 
 /// A struct of settings, for the Observation tests.
-struct ObservedGroup: SettingsGroup {
-  @Setting var volume = 1
+package struct ObservedGroup: SettingsGroup {
+  @Setting package var volume = 1
+
+  package init() {}
 }

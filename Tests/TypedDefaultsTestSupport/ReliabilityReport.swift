@@ -22,12 +22,12 @@ import Testing
 /// To add a figure: put a section with a new name and both markers in `Docs/Reliability.md`
 /// (under the guarantee it supports, naming the test), then publish to that name from the test.
 /// Regenerate with `TYPEDDEFAULTS_WRITE_RELIABILITY=1 swift test --filter <Suite>`.
-enum ReliabilityReport {
+package enum ReliabilityReport {
   /// The page.
-  static let page = TestPaths.projectRoot.appendingPathComponent("Docs/Reliability.md")
+  package static let page = TestPaths.projectRoot.appendingPathComponent("Docs/Reliability.md")
 
   /// Whether this run writes figures to the page.
-  static var isWriting: Bool {
+  package static var isWriting: Bool {
     ProcessInfo.processInfo.environment["TYPEDDEFAULTS_WRITE_RELIABILITY"] == "1"
   }
 
@@ -41,7 +41,7 @@ enum ReliabilityReport {
   ///   - markdown: The section's new contents.
   ///   - deterministic: Whether the figure depends only on checked-in inputs, so that the page
   ///     must match it when not regenerating.
-  static func publish(
+  package static func publish(
     _ figure: String,
     markdown: String,
     deterministic: Bool,
@@ -81,7 +81,7 @@ enum ReliabilityReport {
   }
 
   /// The range between a figure's opening and closing markers.
-  static func section(_ figure: String, in text: String) -> Range<String.Index>? {
+  package static func section(_ figure: String, in text: String) -> Range<String.Index>? {
     guard let open = text.range(of: "<!-- figure: \(figure) -->"),
       let close = text.range(of: "<!-- /figure -->", range: open.upperBound..<text.endIndex)
     else { return nil }

@@ -6,33 +6,33 @@ import Testing
 // MARK: - Locations
 
 /// Paths the tests read: the project's own folders and the shared plist fixtures.
-enum TestPaths {
+package enum TestPaths {
   /// The package root (the folder holding Package.swift).
-  static let projectRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // Support
-    .deletingLastPathComponent()  // TypedDefaultsTests
+  package static let projectRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()  // TypedDefaultsTestSupport
     .deletingLastPathComponent()  // Tests
     .deletingLastPathComponent()
 
   /// `../shared/fixtures/plists`, beside the project: present in CI, possibly absent in a user's
   /// own clone (the tests that need it are then skipped, saying so).
-  static let sharedFixtures =
+  package static let sharedFixtures =
     projectRoot
     .deletingLastPathComponent()
     .appendingPathComponent("shared/fixtures/plists")
 
-  static var hasSharedFixtures: Bool {
+  package static var hasSharedFixtures: Bool {
     FileManager.default.fileExists(
       atPath: sharedFixtures.appendingPathComponent("SOURCES.json").path)
   }
 
-  /// This test target's own checked-in fixtures.
-  static let ownFixtures = URL(fileURLWithPath: #filePath)
+  /// The checked-in fixtures, in the reader tests' target (Tests/PropertyListReaderTests/Fixtures):
+  /// the differential corpus and expectations, and the `settings` tool's expected outputs.
+  package static let ownFixtures = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
+    .appendingPathComponent("PropertyListReaderTests/Fixtures")
 
   /// The folder holding the built products (the test bundle and the executables beside it).
-  static var productsDirectory: URL {
+  package static var productsDirectory: URL {
     var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     while url.path != "/" {
       url = url.deletingLastPathComponent()
@@ -47,17 +47,17 @@ enum TestPaths {
 // MARK: - Temporary state
 
 /// A fresh temporary folder, removed when the value is deinitialized.
-final class TemporaryDirectory: Sendable {
-  let url: URL
+package final class TemporaryDirectory: Sendable {
+  package let url: URL
 
-  init() throws {
+  package init() throws {
     _ = Self.ignoringSavesIntoRemovedFolders
     url = FileManager.default.temporaryDirectory
       .appendingPathComponent("TypedDefaultsTests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
-  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+  package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
   /// A store saves unsaved changes when it is released; a test's store released after the test's
   /// temporary folder is gone can't, and would report it on standard error. Those reports are
@@ -81,19 +81,19 @@ final class TemporaryDirectory: Sendable {
 
 /// A `UserDefaults` suite with a unique name, whose values and file are removed when the value is
 /// deinitialized.
-final class TemporarySuite: Sendable {
-  let name = "TypedDefaultsTests.\(UUID().uuidString)"
+package final class TemporarySuite: Sendable {
+  package let name = "TypedDefaultsTests.\(UUID().uuidString)"
   /// A backend on the suite; the suite is cleaned up through it, so no flush it scheduled can
   /// write the values back after the cleanup.
-  let backend: UserDefaultsBackend
+  package let backend: UserDefaultsBackend
 
-  init() {
+  package init() {
     backend = UserDefaultsBackend(suiteName: name)
   }
 
   /// Where swift-corelibs-foundation keeps this suite's file for this process (it honours
   /// `$XDG_CONFIG_HOME`, then `$HOME/.config`).
-  var fileURL: URL {
+  package var fileURL: URL {
     let environment = ProcessInfo.processInfo.environment
     let config =
       environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
@@ -115,7 +115,7 @@ final class TemporarySuite: Sendable {
 // MARK: - Diagnostics
 
 /// Collects the diagnostics reported while `body` runs on the current task.
-func collectingDiagnostics<Result>(
+package func collectingDiagnostics<Result>(
   _ body: () throws -> Result
 ) rethrows -> (result: Result, diagnostics: [SettingsDiagnostic]) {
   let collected = Locked<[SettingsDiagnostic]>([])
@@ -129,17 +129,23 @@ func collectingDiagnostics<Result>(
 // MARK: - Processes
 
 /// The output of a finished process.
-struct ProcessResult: Sendable {
-  var status: Int32
-  var standardOutput: String
-  var standardError: String
+package struct ProcessResult: Sendable {
+  package var status: Int32
+  package var standardOutput: String
+  package var standardError: String
+
+  package init(status: Int32, standardOutput: String, standardError: String) {
+    self.status = status
+    self.standardOutput = standardOutput
+    self.standardError = standardError
+  }
 }
 
 /// Runs a built executable of this package to completion.
 ///
 /// - Parameter standardInput: A file to give the process as its standard input; by default it
 ///   inherits this process's.
-func runProduct(
+package func runProduct(
   _ name: String,
   _ arguments: [String],
   environment: [String: String] = [:],
@@ -155,7 +161,7 @@ func runProduct(
 }
 
 /// Runs a built executable of this package to completion, returning its raw output.
-func runProductData(
+package func runProductData(
   _ name: String,
   _ arguments: [String],
   environment: [String: String] = [:],
@@ -167,7 +173,7 @@ func runProductData(
 }
 
 /// Runs a program to completion, returning its raw output.
-func runExecutable(
+package func runExecutable(
   _ executable: URL,
   _ arguments: [String],
   environment: [String: String] = [:],
@@ -209,7 +215,7 @@ func runExecutable(
 // MARK: - Property lists
 
 /// An XML property list, with the declaration and DOCTYPE Foundation writes, around `body`.
-func xmlPropertyList(_ body: String) -> Data {
+package func xmlPropertyList(_ body: String) -> Data {
   Data(
     """
     <?xml version="1.0" encoding="UTF-8"?>

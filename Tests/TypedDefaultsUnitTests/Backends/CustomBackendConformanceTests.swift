@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 /// The backend a user writes in the "Testing with TypedDefaults" article: a dictionary behind a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -16,7 +17,7 @@ import Testing
 /// The figures the process tests measure (kills, where they landed, keys lost) are printed as
 /// `RELIABILITY <name>: <text>` lines, kept in ``figures()``, and published to Docs/Reliability.md
 /// (see ``ReliabilityReport``).
-@Suite struct StoreFaultTests {
+@Suite(.tags(.fault)) struct LayeredPlistStoreFaultTests {
   // MARK: - Figures
 
   /// The figures measured so far in this run, by name.

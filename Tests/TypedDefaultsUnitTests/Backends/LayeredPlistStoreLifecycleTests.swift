@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -11,7 +12,7 @@ import Testing
 
 /// The layered store as an app's configuration system: next-launch writes, server configuration,
 /// key normalization, autosave, file safety, and several processes on one `data.plist`.
-@Suite struct LayeredPlistStoreDurabilityTests {
+@Suite(.tags(.durability)) struct LayeredPlistStoreLifecycleTests {
   private func permissions(_ url: URL) throws -> Int {
     try #require(
       FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
@@ -13,7 +14,7 @@ import TypedDefaultsTesting
 /// What `UserDefaultsBackend` promises on Linux, where it saves the suite file itself: kills in
 /// the middle of saves and imports, several writing processes, many threads, files corelibs wrote
 /// or left broken, and sharing the suite with raw `UserDefaults` in the same process.
-@Suite struct UserDefaultsDurabilityTests {
+@Suite(.tags(.durability)) struct UserDefaultsSuiteFileTests {
   #if !canImport(Darwin)
     /// A fresh config folder and suite name for child processes: a named suite, or the
     /// standard defaults (`UserDefaultsBackend.standard`, whose file is the process's name).
@@ -73,7 +74,7 @@ import TypedDefaultsTesting
     ) throws {
       let environment = ProcessInfo.processInfo.environment
       let rounds = max(100, environment["TYPEDDEFAULTS_FAULT_ROUNDS"].flatMap { Int($0) } ?? 100)
-      var random = StoreFaultTests.SeededGenerator(state: 20_261_202)
+      var random = LayeredPlistStoreFaultTests.SeededGenerator(state: 20_261_202)
       let place = try Place(standard: standard)
       var onDisk: Int64 = 0
       for round in 0..<rounds {
@@ -92,7 +93,7 @@ import TypedDefaultsTesting
         #expect(
           counter == lastComplete || counter == lastComplete + 1,
           "round \(round): state \(counter) on disk, \(lastComplete) last reported saved")
-        #expect(saved == StoreFaultTests.savedState(Int64(counter)), "round \(round)")
+        #expect(saved == LayeredPlistStoreFaultTests.savedState(Int64(counter)), "round \(round)")
         onDisk = Int64(counter)
       }
     }
@@ -100,7 +101,7 @@ import TypedDefaultsTesting
     @Test(arguments: domains)
     func anImportKilledMidwayLeavesTheStateBeforeOrAfterIt(standard: Bool) throws {
       let place = try Place(standard: standard)
-      var random = StoreFaultTests.SeededGenerator(state: 7)
+      var random = LayeredPlistStoreFaultTests.SeededGenerator(state: 7)
       for round in 0..<12 {
         let lines = try Self.killed(
           place.probe(["ud-import-loop", "2000"]),
@@ -289,7 +290,7 @@ import TypedDefaultsTesting
 }
 
 /// Threads, broken files and raw `UserDefaults` in the same process (Linux).
-@Suite struct UserDefaultsSharingTests {
+@Suite(.tags(.durability)) struct UserDefaultsSharingTests {
   #if !canImport(Darwin)
     /// Reads a suite file as the backend does, waiting out an in-place rewrite: any test calling
     /// `UserDefaults.synchronize()` makes corelibs rewrite every suite this process changed.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -29,7 +30,7 @@ private struct CollidingHostSettings: SettingsGroup {
 }
 
 /// Field cases from library authors (H35, H36, H37 in the shared field cases).
-@Suite struct LibraryAuthorsRegressionTests {
+@Suite(.tags(.regression)) struct LibrarySettingsTests {
   // MARK: - H35: a library's keys collide with the host app's keys
 
   @Test(arguments: BackendFactory.all)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Observation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -78,7 +79,7 @@ private final class Box<Value>: @unchecked Sendable {
   }
 }
 
-@Suite struct ModelBindingBreakItTests {
+@Suite(.tags(.breakIt)) struct ModelBindingLifetimeTests {
   // MARK: - Lifetimes
 
   @Test(arguments: BackendFactory.allWithScopedViews)

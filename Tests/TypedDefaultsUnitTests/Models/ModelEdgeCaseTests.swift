@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
@@ -112,7 +113,7 @@ private final class EmptyHidingBackend: SettingsBackend, @unchecked Sendable {
   }
 }
 
-@Suite struct ModelsBreakItTests {
+@Suite(.tags(.breakIt)) struct ModelEdgeCaseTests {
   // MARK: - Secrets
 
   @Test(arguments: BackendFactory.all)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -20,7 +21,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
 
 /// Probes that try to break the observation guarantees of issue #11 (ObservingChanges.md).
 /// Tests that fail expose a bug; the others pin a guarantee not pinned elsewhere.
-@Suite struct ObservationBreakItTests {
+@Suite(.tags(.breakIt)) struct ObservationGuaranteeTests {
   // MARK: - Helpers
 
   /// Runs `body` on a new thread and waits (polling every 2 ms, up to 5 s) for it to return:

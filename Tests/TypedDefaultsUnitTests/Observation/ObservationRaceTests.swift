@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
@@ -12,7 +13,7 @@ import TypedDefaultsTesting
 /// 12): racing writers of every kind on every backend, observers registered and cancelled while
 /// writes race, re-entrant observers, streams, tracking inside test scopes, diagnostics
 /// captures. Tests that pass pin a promise not pinned elsewhere.
-@Suite struct ObservationRaceBreakItTests {
+@Suite(.tags(.breakIt)) struct ObservationRaceTests {
   // MARK: - Helpers
 
   /// Runs each of `bodies` on its own thread, started together, and waits (polling every 2 ms,

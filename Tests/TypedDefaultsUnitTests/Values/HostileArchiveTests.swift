@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 @testable import TypedDefaultsTesting
@@ -125,7 +126,7 @@ private struct HandMadeArchive {
 /// Hostile archives against `Archived` on Linux, where secure coding is off and
 /// `KeyedArchiveCheck` stands in for it: none may stop the process, construct a class that isn't
 /// allowed, or be anything but the default with one diagnostic and the bytes untouched.
-@Suite(.serialized) struct ArchivedBreakItTests {
+@Suite(.serialized, .tags(.breakIt)) struct HostileArchiveTests {
   /// Reads `data` as an `Archived<Object>` setting, expecting the default with one diagnostic
   /// containing `reason` and the stored bytes left as they were.
   private static func expectRefused<Object: NSObject & NSSecureCoding & Sendable>(

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
 /// Type-bridging bugs reported against settings libraries in the field, one test each, named
 /// after the behaviour it pins. Each runs on every backend, through a reload (a new store on the
 /// saved file, or a second process reading the UserDefaults suite) where it matters.
-@Suite struct FieldRegressionTests {
+@Suite(.tags(.regression)) struct TypeBridgingTests {
   private struct Numbers: SettingsGroup {
     @Setting var ratio = 0.0
     @Setting var gain: Float = 0

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
@@ -41,7 +42,7 @@ private final class Collected: Sendable {
 
 /// The paths a new user takes in the first hour, as the README and the articles show them, each
 /// in a new process with a fresh home where it matters.
-@Suite struct FirstHourBreakItTests {
+@Suite(.tags(.breakIt)) struct FirstHourTests {
   /// A fresh home whose config and data folders don't exist yet.
   final class FreshHome: Sendable {
     let home: TemporaryDirectory

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 /// The example executables, run as a user runs them: twice, the second run reading what the first
 /// saved.
