@@ -3,7 +3,7 @@
 corpus lacks and that DifferentialTests adds to its table as "own/NAME": sets (marker 0xC), which
 Foundation on Linux crashes on (SIGSEGV) when the set is not empty, and a UID dictionary key.
 
-Run from the project root:  python3 Tests/TypedDefaultsTests/Fixtures/make_differential_inputs.py
+Run from the project root:  python3 Tests/PropertyListReaderTests/Fixtures/make_differential_inputs.py
 then make_plistlib_differential.py, which records plistlib's reading of these files too.
 """
 import os

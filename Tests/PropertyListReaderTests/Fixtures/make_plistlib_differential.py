@@ -4,7 +4,7 @@
 DifferentialTests, which compares it with the library's own readers and with Foundation's.
 Checked in, so that the tests need no Python.
 
-Run from the project root:  python3 Tests/TypedDefaultsTests/Fixtures/make_plistlib_differential.py
+Run from the project root:  python3 Tests/PropertyListReaderTests/Fixtures/make_plistlib_differential.py
 
 Unlike make_plistlib_expectations.py (which goes out of its way to get a value for every file
 Foundation reads), this records plistlib exactly as it is: `plistlib.loads(data)` and nothing

@@ -3,7 +3,7 @@
 ../shared/fixtures/plists/valid/, as read by Python's plistlib, an independent property-list
 reader. FixtureTests compares what TypedDefaults reads against it.
 
-Run from the project root:  python3 Tests/TypedDefaultsTests/Fixtures/make_plistlib_expectations.py
+Run from the project root:  python3 Tests/PropertyListReaderTests/Fixtures/make_plistlib_expectations.py
 
 Files plistlib cannot read directly get their expectation another way, recorded in "source":
   - UTF-32 XML: transcoded to UTF-8 first (expat has no UTF-32);
