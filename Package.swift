@@ -76,8 +76,9 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     // The test targets' shared helpers (temporary folders and suites, child processes, backend
-    // factories, fuzz inputs, the campaign tags): not a product. It imports Swift Testing and, in
-    // debug builds, `@testable import TypedDefaults`.
+    // factories, fuzz inputs, the campaign tags): not a product. It imports Swift Testing and uses
+    // `@testable import TypedDefaults`, so it builds only where testing is enabled (debug builds,
+    // `swift test`); in release, build a product: `swift build -c release --product settings`.
     .target(
       name: "TypedDefaultsTestSupport",
       dependencies: ["TypedDefaults", "TypedDefaultsTesting"],
