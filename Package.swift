@@ -66,22 +66,54 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
-    // MARK: Tests
-    // A small helper executable the tests launch as a second process (cross-process persistence).
-    // The tests also run the examples; depending on them makes `swift test` build them.
+    // MARK: Tests (run one target: `swift test --filter TypedDefaultsUnitTests`)
+    // A small helper executable the tests launch as a second process (cross-process persistence,
+    // kills in the middle of a save, watching).
     .executableTarget(
       name: "SettingsProbe",
       dependencies: ["TypedDefaults", "TypedDefaultsTesting"],
       path: "Tests/SettingsProbe",
       swiftSettings: strictSettings
     ),
+    // The test targets' shared helpers (temporary folders and suites, child processes, backend
+    // factories, fuzz inputs, the campaign tags): not a product. It imports Swift Testing and uses
+    // `@testable import TypedDefaults`, so it builds only where testing is enabled (debug builds,
+    // `swift test`); in release, build a product: `swift build -c release --product settings`.
+    .target(
+      name: "TypedDefaultsTestSupport",
+      dependencies: ["TypedDefaults", "TypedDefaultsTesting"],
+      path: "Tests/TypedDefaultsTestSupport",
+      swiftSettings: strictSettings
+    ),
+    // Unit tests of the library, one folder per area (Values/, Models/, Backends/, Files/,
+    // Observation/ …). Where an area's promise spans processes (several writers, a kill in the
+    // middle of a save, a watch), its tests start SettingsProbe or `settings` as a second process.
     .testTarget(
-      name: "TypedDefaultsTests",
+      name: "TypedDefaultsUnitTests",
       dependencies: [
-        "TypedDefaults", "TypedDefaultsTesting", "SettingsProbe", "LayeredConfigDemo",
-        "UserDefaultsModelDemo", "settings", "HostAppDemo",
+        "TypedDefaults", "TypedDefaultsTesting", "TypedDefaultsTestSupport", "SettingsProbe",
+        "settings",
       ],
-      // Read through #filePath, so a test can name the file it compares against.
+      swiftSettings: strictSettings
+    ),
+    // End to end: the executables a user runs, run as a user runs them, their output checked
+    // exactly: the shipped `settings` tool and the examples. Depending on them makes `swift test`
+    // build them.
+    .testTarget(
+      name: "TypedDefaultsEndToEndTests",
+      dependencies: [
+        "TypedDefaults", "TypedDefaultsTestSupport", "settings", "LayeredConfigDemo",
+        "UserDefaultsModelDemo", "HostAppDemo",
+      ],
+      swiftSettings: strictSettings
+    ),
+    // The property-list readers against their corpora: the fixtures, the differential comparison
+    // with Foundation and plistlib, fuzzing, hostile and foreign files, input limits.
+    .testTarget(
+      name: "PropertyListReaderTests",
+      dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "SettingsProbe", "settings"],
+      // Read through #filePath (TestPaths.ownFixtures), so a test can name the file it compares
+      // against.
       exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),

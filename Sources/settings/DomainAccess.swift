@@ -36,13 +36,10 @@ extension Domain {
     case .unresolved:
       return nil
     case .suite(let suite):
-      // No file, no suite; and no lock file left behind for a mistyped name.
+      // No file, no suite; and nothing left behind for a mistyped name.
       guard FileManager.default.fileExists(atPath: Self.suiteFile(suite).path) else { return nil }
-      let lock = try SuiteLock.acquire(for: Self.suiteFile(suite), creatingFolder: false)
-      return try withExtendedLifetime(lock) { () throws(Failure) in
-        guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }
-        return UserDefaultsBackend(suiteName: suite).dictionaryRepresentation()
-      }
+      guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }
+      return UserDefaultsBackend(suiteName: suite).dictionaryRepresentation()
     }
   }
 
@@ -84,15 +81,31 @@ extension Domain {
         persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
       return StoreDomain(store: store, files: files)
     case .suite(let suite):
-      // Held until the suite is saved: other `settings` processes wait (see SuiteLock).
-      let lock = try SuiteLock.acquire(for: Self.suiteFile(suite), creatingFolder: true)
+      // No lock of the tool's own: on Linux, UserDefaultsBackend saves the suite file itself,
+      // atomically, under `flock` on `<suite file>.lock`, merging with other processes by key.
+      #if !canImport(Darwin)
+        try Self.createSuitesFolder(Self.suiteFile(suite).deletingLastPathComponent())
+      #endif
       _ = try Self.readDictionary(Self.suiteFile(suite))
-      return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite), lock: lock)
+      return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite))
     case .unresolved(let folder, let suiteFile):
       throw Failure.usage(
         "\(name) names no store yet: there is neither a LayeredPlistStore in \(folder.path) nor "
           + "a UserDefaults suite \(suiteFile.path); to create one, say which with --store "
           + "layered or --store defaults before the name")
+    }
+  }
+
+  /// Creates the folder of `UserDefaults` suites' files if it is missing, for a write (Linux).
+  ///
+  /// - Parameter folder: The folder holding the suite's file.
+  /// - Throws: A ``Failure`` if the folder can't be created.
+  private static func createSuitesFolder(_ folder: URL) throws(Failure) {
+    guard !FileManager.default.fileExists(atPath: folder.path) else { return }
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    } catch {
+      throw Failure("Cannot create the folder '\(folder.path)': \(error.localizedDescription)")
     }
   }
 

@@ -75,12 +75,9 @@ struct StoreDomain: WritableDomain {
   }
 }
 
-/// A `UserDefaults` suite, through `UserDefaultsBackend`, flushed with `synchronize()`, while
-/// holding the suite's ``SuiteLock``.
+/// A `UserDefaults` suite, through `UserDefaultsBackend`, flushed with `synchronize()`.
 struct SuiteDomain: WritableDomain {
   let backend: UserDefaultsBackend
-  /// Held from opening to the end of the command (released when the process exits).
-  let lock: SuiteLock?
 
   /// The suite's own values: its persistent domain, never the argument domain (`UserDefaults`
   /// would read this process's `-key value` arguments as values) or registration defaults.

@@ -1,4 +1,4 @@
-// Modes of SettingsProbe for StoreFaultTests (see main.swift for the others):
+// Modes of SettingsProbe for LayeredPlistStoreFaultTests (see main.swift for the others):
 //
 //   SettingsProbe layered <data.plist path> save-states <first>  (prints "ready" once the store
 //     is open, then saves state first, first + 1… until killed, printing "saved N" after each

@@ -1,4 +1,4 @@
-// Modes of SettingsProbe for the first-hour scenarios (FirstHourBreakItTests):
+// Modes of SettingsProbe for the first-hour scenarios (FirstHourTests):
 //
 //   SettingsProbe first-hour standard-mixed  (a setting on `UserDefaultsBackend.standard` and
 //     raw `UserDefaults.standard` calls in one process: prints what the setting reads after each)

@@ -3,7 +3,7 @@
 // because CoreFoundation can crash on malformed input.
 //
 // Prints one line: `OK <value>` with the value in the tagged JSON of
-// Tests/TypedDefaultsTests/Fixtures/make_plistlib_expectations.py ({"s": string}, {"i": "n"},
+// Tests/PropertyListReaderTests/Fixtures/make_plistlib_expectations.py ({"s": string}, {"i": "n"},
 // {"r": "repr"}, {"b": bool}, {"d": seconds since 2001, or "inf", "-inf", "nan"}, {"x": base64}, {"a": [...]},
 // {"o": {...}}; a keyed-archiver UID is {"o": {"CF$UID": {"i": "n"}}}), keys sorted; or
 // `FAIL: <reason>`. Exits 0 in both cases; a crash is the parent's to classify.

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+/// The example executables, run as a user runs them: twice, the second run reading what the first
+/// saved.
+@Suite struct ExampleTests {
+  @Test func layeredConfigDemoShowsOnItsSecondRunWhatTheFirstSaved() throws {
+    let directory = try TemporaryDirectory()
+    let arguments = ["--data-dir", directory.url.path]
+    let first = try runProduct("LayeredConfigDemo", arguments)
+    #expect(first.status == 0, "\(first.standardError)")
+    #expect(first.standardOutput.contains("FIRST RUN"))
+    #expect(
+      first.standardOutput.contains(
+        "ServerURL                  URL            http://localhost:8080/v1         runtime"))
+
+    let second = try runProduct("LayeredConfigDemo", arguments)
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(second.standardOutput.contains("LATER RUN"))
+    #expect(second.standardOutput.contains("  LaunchCount = 1\n"))
+    #expect(second.standardOutput.contains("  ServerURL = https://api-v2.example.com/v1\n"))
+    #expect(second.standardOutput.contains("Runtime layer: 0 keys"))
+    #expect(second.standardOutput.contains("config.launchCount += 1 -> 2"))
+    // The first run wrote the theme for the next launch: it shows only in the second.
+    #expect(first.standardOutput.contains("Theme this run: light\n"))
+    #expect(second.standardOutput.contains("Theme this run: dark\n"))
+  }
+
+  @Test func theSettingsCommandLayeredConfigDemoPrintsSeesEveryLayer() throws {
+    let directory = try TemporaryDirectory()
+    let run = try runProduct("LayeredConfigDemo", ["--data-dir", directory.url.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    let path = directory.url.path
+    // No --delivered or --bundled: the tool finds the files the demo's store recorded.
+    let arguments = ["explain", path, "RequestTimeout"]
+    // The temporary folder's path needs no quoting, so the printed command is the plain words.
+    #expect(
+      run.standardOutput.contains(
+        "  swift run settings \(arguments.dropLast().joined(separator: " ")) ServerURL\n"))
+    let explained = try runProduct("settings", arguments)
+    #expect(explained.standardError == "")
+    #expect(explained.standardOutput.contains("delivered   \(path)/deployment/JF-info.plist  45"))
+    #expect(explained.standardOutput.contains("<- wins"))
+  }
+
+  @Test(.enabled(if: TestPaths.hasSharedFixtures, "the shared plist fixtures are absent"))
+  func layeredConfigDemoAcceptsARealInfoPlist() throws {
+    let directory = try TemporaryDirectory()
+    let infoPlist = TestPaths.sharedFixtures.appendingPathComponent("valid/rectangle__Info.plist")
+    let run = try runProduct(
+      "LayeredConfigDemo", ["--data-dir", directory.url.path, "--bundled", infoPlist.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput.contains(
+        "CFBundleIdentifier         String         $(PRODUCT_BUNDLE_IDENTIFIER)"))
+  }
+
+  @Test func layeredConfigDemoReportsAMissingFileOnOneLine() throws {
+    let directory = try TemporaryDirectory()
+    let run = try runProduct(
+      "LayeredConfigDemo",
+      ["--data-dir", directory.url.path, "--bundled", "/nonexistent/Info.plist"])
+    #expect(run.status != 0)
+    #expect(run.standardError == "LayeredConfigDemo: no such file: /nonexistent/Info.plist\n")
+  }
+
+  @Test func hostAppDemoListsBothModelsAndResettingOneLeavesTheOther() throws {
+    let run = try runProduct("HostAppDemo", [])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(run.standardError == "")
+    let output = run.standardOutput
+    #expect(
+      output.contains(
+        "  volume                   volume                                         Double = 0.5  (default)\n"
+      ))
+    #expect(
+      output.contains(
+        "  playback.quality         com.example.playerkit.playback.quality         Quality = high\n"
+      ))
+    #expect(output.contains("  playerKit.volume = 1.0 (key com.example.playerkit.volume)\n"))
+    #expect(
+      output.contains(
+        "After playerKit.resetAll(): the app's keys are untouched\n  theme = dark\n"
+          + "  userName = Ann\n  volume = 0.3\n\n"))
+    #expect(
+      output.hasSuffix(
+        "After app.resetAll(): PlayerKit's keys are untouched\n  com.example.playerkit.volume = 0.9\n\n"
+      ))
+  }
+
+  /// On a suite and on the standard defaults (which on Linux saved nothing at all).
+  @Test(arguments: [["--suite", "TypedDefaultsTests.demo"], ["--standard"]])
+  func userDefaultsModelDemoReadsBackOnItsSecondRunWhatTheFirstChanged(
+    _ arguments: [String]
+  ) throws {
+    let config = try TemporaryDirectory()
+    let environment = ["XDG_CONFIG_HOME": config.url.path]
+    let first = try runProduct("UserDefaultsModelDemo", arguments, environment: environment)
+    #expect(first.status == 0, "\(first.standardError)")
+    #expect(first.standardOutput.contains("FIRST RUN"))
+    #expect(first.standardOutput.contains("  allowsCellularPlayback: Bool = false (default)\n"))
+
+    let second = try runProduct("UserDefaultsModelDemo", arguments, environment: environment)
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(second.standardOutput.contains("LATER RUN"))
+    #expect(second.standardOutput.contains("  allowsCellularPlayback: Bool = true\n"))
+    #expect(second.standardOutput.contains("  name: String = Ada\n"))
+    #expect(second.standardOutput.contains("  launchCount: Int = 1\n"))
+  }
+
+  @Test func userDefaultsModelDemoPlayerStopsWhenAnotherProcessTurnsCellularPlaybackOff() throws {
+    let config = try TemporaryDirectory()
+    let environment = ProcessInfo.processInfo.environment.merging(
+      ["XDG_CONFIG_HOME": config.url.path]) { $1 }
+    let suite = "TypedDefaultsTests.player"
+    let on = try runProduct(
+      "settings",
+      ["write", "--store", "defaults", suite, "allowsCellularPlayback", "-bool", "true"],
+      environment: ["XDG_CONFIG_HOME": config.url.path])
+    #expect(on.status == 0, "\(on.standardError)")
+
+    let player = Process()
+    player.executableURL = TestPaths.productsDirectory.appendingPathComponent(
+      "UserDefaultsModelDemo")
+    player.arguments = ["--suite", suite, "--watch", "--timeout", "300"]
+    player.environment = environment
+    let output = Pipe()
+    player.standardOutput = output
+    try player.run()
+    // Wait (bounded by the player's own timeout) until it plays, then change the switch.
+    let reader = output.fileHandleForReading
+    var printed = ""
+    while !printed.contains("Player: playing over cellular") {
+      let chunk = reader.availableData
+      if chunk.isEmpty { break }
+      printed += String(decoding: chunk, as: UTF8.self)
+    }
+    let off = try runProduct(
+      "settings",
+      ["write", "--store", "defaults", suite, "allowsCellularPlayback", "-bool", "false"],
+      environment: ["XDG_CONFIG_HOME": config.url.path])
+    #expect(off.status == 0, "\(off.standardError)")
+    printed += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+    player.waitUntilExit()
+    #expect(player.terminationStatus == 0, "\(printed)")
+    #expect(
+      printed.contains(
+        "Player: allowsCellularPlayback turned off by another process: playback stopped.\n"))
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+@testable import TypedDefaults
+
+private struct VideoSettings: SettingsGroup {
+  @Setting var recentSearches: [String] = []
+  @Setting var lastPlayed = Date(timeIntervalSinceReferenceDate: 0)
+  @Setting var allowsCellularPlayback = false
+  @Setting var launchCount = 0
+  @Setting var volume: Float = 1
+}
+
+@Suite struct UserDefaultsBackendTests {
+  // MARK: - Interoperability with code that uses UserDefaults directly
+
+  @Test func valuesAreStoredAsTheNativeObjectsOtherCodeExpects() throws {
+    let suite = TemporarySuite()
+    let backend = suite.backend
+    let settings = VideoSettings(backend: backend)
+    settings.recentSearches = ["jazz", "piano"]
+    settings.lastPlayed = Date(timeIntervalSinceReferenceDate: 1000)
+    settings.allowsCellularPlayback = true
+    settings.launchCount = 1
+
+    let defaults = backend.userDefaults
+    #expect(defaults.stringArray(forKey: "recentSearches") == ["jazz", "piano"])
+    #expect(defaults.array(forKey: "recentSearches") as? [String] == ["jazz", "piano"])
+    #expect(
+      defaults.object(forKey: "lastPlayed") as? Date == Date(timeIntervalSinceReferenceDate: 1000))
+    #expect(defaults.bool(forKey: "allowsCellularPlayback") == true)
+    #expect(defaults.object(forKey: "launchCount") as? Int == 1)
+  }
+
+  @Test func valuesWrittenByOtherCodeReadTheSameOnEveryPlatform() {
+    let suite = TemporarySuite()
+    let backend = suite.backend
+    let defaults = backend.userDefaults
+    defaults.set(1, forKey: "allowsCellularPlayback")
+    defaults.set(42, forKey: "volume")
+    defaults.set("7", forKey: "launchCount")
+    defaults.set(["a", "b"], forKey: "recentSearches")
+    let settings = VideoSettings(backend: backend)
+    #expect(settings.allowsCellularPlayback == true)
+    #expect(settings.volume == 42)
+    #expect(settings.launchCount == 7)
+    #expect(settings.recentSearches == ["a", "b"])
+    #expect(backend.value(forKey: "allowsCellularPlayback") == 1)
+  }
+
+  @Test func anIntegerOneIsNeverReadBackAsABool() throws {
+    let suite = TemporarySuite()
+    let backend = suite.backend
+    try backend.setValue(1, forKey: "int")
+    try backend.setValue(true, forKey: "bool")
+    try backend.setValue(0, forKey: "zero")
+    #expect(backend.value(forKey: "int") == 1)
+    #expect(backend.value(forKey: "bool") == true)
+    #expect(backend.value(forKey: "zero") == 0)
+  }
+
+  @Test func dictionaryRepresentationListsOnlyTheSuitesOwnDomain() throws {
+    let suite = TemporarySuite()
+    let backend = suite.backend
+    let registered = "TypedDefaultsTests.registered.\(UUID().uuidString)"
+    UserDefaults.standard.register(defaults: [registered: "from register(defaults:)"])
+    try backend.setValue("mine", forKey: "own")
+    #expect(backend.value(forKey: registered) == "from register(defaults:)")
+    #expect(backend.dictionaryRepresentation() == ["own": "mine"])
+  }
+
+  // MARK: - Durability
+
+  @Test func aWriteReachesDiskWithoutAnExplicitSynchronize() async throws {
+    #if canImport(Darwin)
+      // The system persists UserDefaults on Apple platforms; nothing of ours to check.
+    #else
+      let suite = TemporarySuite()
+      let backend = UserDefaultsBackend(suiteName: suite.name, flushDelay: 0.01)
+      try backend.setValue("flushed", forKey: "k")
+      let file = suite.fileURL
+      // Bounded polling: the scheduled flush runs 10 ms after the write.
+      var contents: [String: PropertyListValue]?
+      for _ in 0..<500 where contents?["k"] == nil {
+        contents = try? PropertyListFile(url: file).readDictionary()
+        if contents?["k"] == nil { try await Task.sleep(for: .milliseconds(10)) }
+      }
+      #expect(contents?["k"] == "flushed", "\(file.path) was not written within 5 seconds")
+    #endif
+  }
+
+  @Test func aValueWrittenByOneProcessIsReadByTheNext() throws {
+    let config = try TemporaryDirectory()
+    let environment = ["XDG_CONFIG_HOME": config.url.path]
+    let suite = "TypedDefaultsTests.crossProcess"
+    // The writer never calls synchronize(): the backend flushes when the process exits.
+    let write = try runProduct(
+      "SettingsProbe", ["userdefaults", suite, "set", "volume", "real:0.25"],
+      environment: environment)
+    #expect(write.status == 0, "\(write.standardError)")
+    let read = try runProduct(
+      "SettingsProbe", ["userdefaults", suite, "get", "volume"], environment: environment)
+    #expect(read.status == 0, "\(read.standardError)")
+    #expect(read.standardOutput == "0.25\n")
+
+    #if !canImport(Darwin)
+      // The file is where corelibs keeps suites, and python-independent readers can parse it.
+      let file = config.file("\(suite).plist")
+      #expect(try PropertyListFile(url: file).readDictionary() == ["volume": 0.25])
+    #endif
+  }
+}
+
+@Suite struct LayeredPlistStoreProcessTests {
+  @Test func aValueSavedByOneProcessIsReadByTheNext() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist").path
+    let write = try runProduct(
+      "SettingsProbe", ["layered", file, "set", "name", "string:from a child"])
+    #expect(write.status == 0, "\(write.standardError)")
+    let read = try runProduct("SettingsProbe", ["layered", file, "get", "name"])
+    #expect(read.standardOutput == "\"from a child\"\n")
+    let store = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
+    #expect(store.value(forKey: "name") == "from a child")
+  }
+}

@@ -1,0 +1,399 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+@testable import TypedDefaults
+
+#if canImport(Observation)
+  import Observation
+#endif
+
+/// Changes from outside the process (issue #11): `FileWatcher`, and a `LayeredPlistStore` with
+/// `Options.watchesFiles` taking in what other processes save.
+@Suite struct FileWatchTests {
+  func probe(_ arguments: [String]) throws {
+    let run = try runProduct("SettingsProbe", arguments)
+    #expect(run.status == 0, "\(arguments): \(run.standardError)")
+  }
+
+  func watchingStore(_ file: URL, delivered: URL? = nil) throws -> LayeredPlistStore {
+    try LayeredPlistStore(
+      persistentFile: file, deliveredFile: delivered,
+      options: .init(savesAtExit: false, watchesFiles: true))
+  }
+
+  // MARK: - Another process
+
+  @Test func aWatchingStoreSeesAnotherProcessesSavesAndEndsOnTheLast() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try watchingStore(file)
+    #expect(store.isWatching)
+    let received = Received<SettingsChange>()
+    let token = store.observeAllKeys { received.append($0) }
+    defer { token.cancel() }
+
+    try probe(["layered", file.path, "save-each", "k", "int:1", "int:2", "int:3"])
+    await eventually("the store sees k = 3") {
+      store.value(forKey: "k") == 3 && received.last?.newValue == 3
+    }
+    // Only k changed; values never went backwards.
+    #expect(received.all.allSatisfy { $0.key == "k" })
+    let values = received.all.compactMap { $0.newValue?.intValue }
+    #expect(values == values.sorted())
+    #expect(store.saveCount == 0)
+  }
+
+  #if canImport(Observation)
+    @Test func trackingASettingCallsOnChangeOnceWhenAnotherProcessSavesIt() async throws {
+      let directory = try TemporaryDirectory()
+      let file = directory.file("data.plist")
+      let store = try watchingStore(file)
+      let settings = ObservedSettings(backend: store)
+      let calls = Received<Int>()
+      let seen = withObservationTracking {
+        settings.volume
+      } onChange: {
+        calls.append(settings.volume)
+      }
+      #expect(seen == 1)
+      try probe(["layered", file.path, "save-each", "volume", "int:5", "int:6"])
+      await eventually("the store sees volume = 6") { store.value(forKey: "volume") == 6 }
+      // Called once (tracking ends at its first change), after the new value is stored.
+      #expect(calls.count == 1)
+      #expect([5, 6].contains(calls.last ?? 0))
+    }
+  #endif
+
+  @Test func aStoreNotWatchingSeesNothingUntilReload() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+    #expect(!store.isWatching)
+    try probe(["layered", file.path, "save-each", "k", "int:1"])
+    #expect(store.value(forKey: "k") == nil)
+    try store.reload()
+    #expect(store.value(forKey: "k") == 1)
+  }
+
+  @Test func unsavedChangesOfThisProcessWinOverAWatchedSave() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try watchingStore(file)
+    try store.setValue("mine", forKey: "k")
+    try probe(["layered", file.path, "save-each", "k", "string:theirs"])
+    try probe(["layered", file.path, "save-each", "other", "int:7"])
+    await eventually("the store sees other = 7") { store.value(forKey: "other") == 7 }
+    #expect(store.value(forKey: "k") == "mine")
+  }
+
+  @Test func garbageWrittenIntoAWatchedFileIsMovedAsideAndTheFileRewrittenFromTheStoresValues()
+    async throws
+  {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let store = try watchingStore(file)
+    try store.setValues(["k": 1, "s": "kept"])
+    try store.save()
+    let garbage = Data("garbage from an editor".utf8)
+    try garbage.write(to: file)
+    await eventually("the corrupt file is found and data.plist written again") {
+      store.recoveredProblems.count == 1
+        && (try? PropertyListFile(url: file).readDictionary()) == ["k": 1, "s": "kept"]
+    }
+    #expect(store.dictionaryRepresentation() == ["k": 1, "s": "kept"])
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+    let aside = try #require(names.first { $0.hasPrefix("data.plist.corrupt-") })
+    #expect(try Data(contentsOf: directory.file(aside)) == garbage)
+  }
+
+  // MARK: - Folders that come and go (H34)
+
+  @Test func aWatchedFolderRemovedAndRecreatedIsWatchedAgain() async throws {
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("store")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("data.plist")
+    let store = try watchingStore(file)
+    try probe(["layered", file.path, "save-each", "k", "int:1"])
+    await eventually("the store sees k = 1") { store.value(forKey: "k") == 1 }
+
+    try FileManager.default.removeItem(at: folder)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try probe(["layered", file.path, "save-each", "k", "int:2"])
+    await eventually("the store sees k = 2 in the recreated folder") {
+      store.value(forKey: "k") == 2
+    }
+    try probe(["layered", file.path, "save-each", "k", "int:3"])
+    await eventually("the store sees k = 3 in the recreated folder") {
+      store.value(forKey: "k") == 3
+    }
+  }
+
+  @Test func aWatchOnAMissingFolderReportsOnceDoesNotHangAndPicksUpTheFolderWhenCreated()
+    async throws
+  {
+    // H34: the folder (and file) don't exist when the watch starts; another process creates
+    // them later.
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("later/store")
+    let file = folder.appendingPathComponent("data.plist")
+    let reports = Received<SettingsDiagnostic>()
+    let store = try SettingsDiagnostics.withHandler({ reports.append($0) }) {
+      try watchingStore(file)
+    }
+    let watchers = store.watchers.withLock { $0 }
+    #expect(watchers.count == 1)
+    #expect(watchers.allSatisfy { !$0.isArmed && $0.isRetrying })
+
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try probe(["layered", file.path, "save-each", "k", "int:1"])
+    await eventually("the store sees k = 1 once the folder exists") {
+      store.value(forKey: "k") == 1
+    }
+    await eventually("the watch is armed") { watchers.allSatisfy { $0.isArmed } }
+    let failures = reports.all.filter { $0.kind == .watchFailed }
+    #expect(failures.count == 1)
+    #expect(failures.first?.message.contains("the folder doesn't exist") == true)
+  }
+
+  @Test func aFileWatcherOnAMissingFolderReportsAtOnceAndStopsRetryingWhenStopped() async {
+    let directory = try? TemporaryDirectory()
+    let folder = directory?.file("missing") ?? URL(fileURLWithPath: "/nonexistent-\(UUID())")
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { events.append($0) }
+    // The report is delivered before the initializer returns: nothing waits for the folder.
+    #expect(events.all.count == 1)
+    if case .armingFailed(let reason) = events.all.first {
+      #expect(reason.contains(folder.path))
+    } else {
+      Issue.record("expected an arming failure, got \(events.all)")
+    }
+    #expect(watcher.isRetrying)
+    watcher.stop()
+    #expect(!watcher.isRetrying && !watcher.isArmed)
+  }
+
+  @Test(.enabled(if: getuid() != 0, "root may watch a folder of mode 000"))
+  func aWatchOnAnUnreadableFolderReportsOnceAndStopsRetryingWhenStopped() async throws {
+    // H34: an inaccessible path must not crash, nor hang, nor retry for ever once stopped.
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("locked")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: folder.path)
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+    }
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { events.append($0) }
+    #expect(!watcher.isArmed && watcher.isRetrying)
+    #expect(events.count == 1)
+    watcher.stop()
+    #expect(!watcher.isRetrying)
+  }
+
+  @Test func aFileWatcherReportsOnlyItsNamesAndCoalescesABurst() async throws {
+    let directory = try TemporaryDirectory()
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(folder: directory.url, names: ["a.plist"]) { events.append($0) }
+    defer { watcher.stop() }
+    #expect(watcher.isArmed)
+    // The report every arming makes.
+    await eventually("the first report") { events.count == 1 }
+    for index in 0..<20 {
+      try Data("\(index)".utf8).write(to: directory.file("a.plist"), options: .atomic)
+      try Data("\(index)".utf8).write(to: directory.file("other.plist"))
+    }
+    await eventually("a report of a.plist") { events.count >= 2 }
+    #expect(events.all.allSatisfy { $0 == .changed(["a.plist"]) })
+    // Twenty saves within the coalescing interval are far fewer reports.
+    #expect(events.count < 12)
+  }
+
+  @Test func aWatcherThatCannotArmNamesTheLimitAndFallsBackToPolling() async throws {
+    // H34: inotify_init1 failing with EMFILE (the per-user limit of inotify instances).
+    let directory = try TemporaryDirectory()
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(
+      folder: directory.url, names: ["a.plist"], simulatedArmingError: EMFILE
+    ) { events.append($0) }
+    defer { watcher.stop() }
+    #expect(!watcher.isArmed && watcher.isRetrying)
+    #expect(events.count == 1)
+    guard case .armingFailed(let reason)? = events.all.first else {
+      Issue.record("expected an arming failure, got \(events.all)")
+      return
+    }
+    #if os(Linux)
+      #expect(reason.contains("fs.inotify.max_user_instances"))
+    #endif
+    try Data("1".utf8).write(to: directory.file("a.plist"), options: .atomic)
+    await eventually("polling reports a.plist") {
+      events.all.contains(.changed(["a.plist"]))
+    }
+    // Reported once, however many attempts failed.
+    #expect(events.all.filter { $0 != .changed(["a.plist"]) }.count == 1)
+  }
+
+  @Test func aWatcherHoldsOneDescriptorAcrossReArmingAndClosesItWhenStopped() async throws {
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("watched")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let watcher = FileWatcher(folder: folder, names: ["a.plist"]) { _ in }
+    #expect(watcher.openWatches.withLock { $0 } == 1)
+    try FileManager.default.removeItem(at: folder)
+    await eventually("the watch is disarmed") { !watcher.isArmed }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    await eventually("the watch is armed again, holding one descriptor") {
+      watcher.isArmed && watcher.openWatches.withLock { $0 } == 1
+    }
+    watcher.stop()
+    await eventually("the descriptor is closed") {
+      watcher.openWatches.withLock { $0 } == 0
+    }
+  }
+
+  #if os(Linux)
+    @Test func twoHundredWatchersInOneProcessShareOneInotifyInstance() async throws {
+      // H34: a user has 128 inotify instances by default; one per watcher would run out.
+      let directory = try TemporaryDirectory()
+      let reports = Received<Int>()
+      var watchers: [FileWatcher] = []
+      for index in 0..<200 {
+        let folder = directory.file("f\(index)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        watchers.append(
+          FileWatcher(folder: folder, names: ["data.plist"]) { _ in reports.append(index) })
+      }
+      defer { for watcher in watchers { watcher.stop() } }
+      #expect(watchers.allSatisfy { $0.isArmed })
+      let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+      let inotify = descriptors.filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)"))
+          == "anon_inode:inotify"
+      }
+      #expect(inotify.count == 1)
+      // Each reports once after arming, and 150 once more after its file is written.
+      await eventually("every watcher's first report") { reports.count == 200 }
+      try Data("1".utf8).write(to: directory.file("f150/data.plist"), options: .atomic)
+      await eventually("watcher 150 reports its file") {
+        reports.all.filter { $0 == 150 }.count == 2
+      }
+      #expect(reports.count == 201)
+    }
+  #endif
+
+  // MARK: - Delivered and bundled layers
+
+  @Test func aDeliveredFileReplacedOnDiskIsReadAgainAndOnlyChangedKeysAreReported() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    let delivered = directory.file("JF-info.plist")
+    try PropertyListFile(url: delivered).write(
+      .dictionary(["url": "https://a.example", "same": 1, "shadowed": "delivered"]))
+    try PropertyListFile(url: file).write(.dictionary(["shadowed": "persistent"]))
+    let store = try watchingStore(file, delivered: delivered)
+    let received = Received<SettingsChange>()
+    let token = store.observeAllKeys { received.append($0) }
+    defer { token.cancel() }
+
+    try PropertyListFile(url: delivered).write(
+      .dictionary(["url": "https://b.example", "same": 1, "shadowed": "new delivered"]))
+    await eventually("the store sees the new url") {
+      store.value(forKey: "url") == "https://b.example"
+    }
+    #expect(store.layer(forKey: "url") == .delivered)
+    #expect(store.value(forKey: "shadowed") == "persistent")
+    #expect(store.dictionaryRepresentation(of: .delivered)["shadowed"] == "new delivered")
+    // Only the key whose effective value changed.
+    #expect(received.all.map(\.key) == ["url"])
+
+    try FileManager.default.removeItem(at: delivered)
+    await eventually("the delivered layer is empty") { store.value(forKey: "url") == nil }
+    #expect(store.value(forKey: "same") == nil)
+  }
+
+  @Test func stopWatchingStopsTheWatches() throws {
+    let directory = try TemporaryDirectory()
+    let store = try watchingStore(directory.file("data.plist"))
+    let watchers = store.watchers.withLock { $0 }
+    #expect(watchers.allSatisfy { $0.isArmed })
+    store.stopWatching()
+    #expect(!store.isWatching)
+    #expect(watchers.allSatisfy { !$0.isArmed && !$0.isRetrying })
+    store.startWatching()
+    #expect(store.isWatching)
+    store.stopWatching()
+  }
+
+  // MARK: - UserDefaultsBackend on Linux
+
+  #if !canImport(Darwin)
+    @Test func aWatchingUserDefaultsBackendSeesAnotherProcessesSavesAsTheyHappen() async throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      backend.startWatching()
+      defer { backend.stopWatching() }
+      #expect(backend.isWatching)
+      let received = Received<SettingsChange>()
+      let token = backend.observeAllKeys { received.append($0) }
+      defer { token.cancel() }
+
+      // Another process's backend saves w.0, w.1, w.2, one save each.
+      try probe(["userdefaults", suite.name, "ud-write-keys", "w", "3"])
+      await eventually("the backend sees w.2 = 2") {
+        backend.value(forKey: "w.2") == 2 && received.all.contains { $0.key == "w.2" }
+      }
+      #expect(backend.value(forKey: "w.0") == 0)
+      #expect(Set(received.all.map(\.key)) == ["w.0", "w.1", "w.2"])
+      // One event per key: each key changed once.
+      #expect(received.all.count == 3)
+      #expect(!backend.hasUnsavedChanges)
+    }
+
+    @Test func aWatchingUserDefaultsBackendSeesAPlainUserDefaultsProgramsSynchronize() async throws
+    {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      backend.startWatching()
+      defer { backend.stopWatching() }
+      let received = Received<SettingsChange>()
+      let token = backend.observe(key: "com.example.flag") { received.append($0) }
+      defer { token.cancel() }
+
+      // corelibs rewrites the file in place at synchronize(): seen as well as an atomic save.
+      try probe(["raw", suite.name, "raw-set", "com.example.flag", "bool:true"])
+      await eventually("the observer gets com.example.flag = true") {
+        received.last?.newValue == true
+      }
+      #expect(received.all == [SettingsChange(key: "com.example.flag", newValue: true)])
+    }
+
+    @Test func aUserDefaultsBackendNotWatchingSeesAnotherProcessesSavesOnlyAtReload() throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      #expect(!backend.isWatching)
+      let received = Received<SettingsChange>()
+      let token = backend.observe(key: "w.0") { received.append($0) }
+      defer { token.cancel() }
+      try probe(["userdefaults", suite.name, "ud-write-keys", "w", "1"])
+      #expect(backend.value(forKey: "w.0") == nil)
+      #expect(received.all.isEmpty)
+      try backend.reload()
+      #expect(received.all == [SettingsChange(key: "w.0", newValue: 0)])
+    }
+
+    @Test func stopWatchingAUserDefaultsBackendStopsItsWatch() throws {
+      let suite = TemporarySuite()
+      let backend = suite.backend
+      backend.startWatching()
+      let watcher = try #require(backend.watch.withLock { $0 })
+      #expect(watcher.isArmed)
+      backend.startWatching()
+      #expect(backend.watch.withLock { $0 } === watcher)
+      backend.stopWatching()
+      #expect(!backend.isWatching)
+      #expect(!watcher.isArmed && !watcher.isRetrying)
+    }
+  #endif
+}
