@@ -97,7 +97,7 @@ extension LayeredPlistStore {
   /// changed and the corrupt file found on disk, if any, to publish and record after.
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
-  ) throws(SettingsError) -> ([String], Recovery?) {
+  ) throws(SettingsError) -> ([String], PersistedPropertyListFile.Recovery?) {
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
       // Temporary files of killed processes are removed at open and at most once a minute.
@@ -120,8 +120,8 @@ extension LayeredPlistStore {
       // process's file: a file with its identity is the one this process last read or wrote.
       if !knownVersion.isCurrent(atPath: target) {
         // Another process saved since this one last read the file: start from its contents.
-        let read = try Self.readPersistent(
-          persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false,
+        let read = try persisted.read(
+          holdingLock: true, rewritesSalvagedEntries: false,
           replacingACorruptFileWith: ownContents, isSecret: isDeclaredSecret)
         if let recovery = read.recovery {
           try recovery.refuseToWriteOverAKeptFile(path: persistentFile.url.path)
@@ -196,7 +196,9 @@ extension LayeredPlistStore {
 
   /// The reload itself, holding `saveLock`: whether values changed, the observed keys whose
   /// effective value changed, and a corrupt file found on disk, if any.
-  private func reloadLocked() throws(SettingsError) -> (Bool, [String], Recovery?) {
+  private func reloadLocked() throws(SettingsError) -> (
+    Bool, [String], PersistedPropertyListFile.Recovery?
+  ) {
     let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
     guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
       return (false, [], nil)
@@ -206,9 +208,9 @@ extension LayeredPlistStore {
     let held = state.withLock { state in
       state.persistent.filter { state.dirty[$0.key] == nil }
     }
-    let read = try Self.readPersistent(
-      persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
-      replacingACorruptFileWith: held, isSecret: isDeclaredSecret)
+    let read = try persisted.read(
+      holdingLock: false, rewritesSalvagedEntries: true, replacingACorruptFileWith: held,
+      isSecret: isDeclaredSecret)
     if read.recovery != nil, read.entries.isEmpty {
       // Nothing to write back (or the file is a link): keep what this process has; the next
       // save writes it.
@@ -233,7 +235,7 @@ extension LayeredPlistStore {
     /// The keys ``update(forKey:_:)`` or ``updateValues(_:)`` changed.
     var updatedKeys: [String] = []
     /// A corrupt file found on disk and moved aside.
-    var recovery: Recovery?
+    var recovery: PersistedPropertyListFile.Recovery?
   }
 
   /// Reads a delivered or bundled file, which must hold a dictionary: a zero-byte file is an
@@ -250,7 +252,7 @@ extension LayeredPlistStore {
   }
 
   /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
-  func record(_ recovery: Recovery) {
+  func record(_ recovery: PersistedPropertyListFile.Recovery) {
     problems.withLock { $0 += [recovery.problem] + recovery.unreadableEntries }
     recovery.report(backend: name)
   }

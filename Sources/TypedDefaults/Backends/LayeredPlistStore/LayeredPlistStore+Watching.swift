@@ -138,8 +138,7 @@ extension LayeredPlistStore {
     let entries: [String: PropertyListValue]
     do {
       let contents = try Self.readLayerFile(file)
-      entries = Self.normalizingKeys(
-        of: contents?.entries ?? [:], options: options, layer: layer, store: name)
+      entries = normalizingKeys(of: contents?.entries ?? [:], layer: layer)
       for problem in contents?.unreadable ?? [] { record(unreadableShippedEntry: problem) }
     } catch {
       SettingsDiagnostics.report(

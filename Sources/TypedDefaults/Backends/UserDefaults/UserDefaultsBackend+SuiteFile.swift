@@ -92,12 +92,13 @@
     private let saveLock = NSLock()
     /// Recoveries of a corrupt file found while `saveLock` is held, reported once it is released
     /// (a diagnostics handler may save or reload the suite).
-    private var recoveries: [LayeredPlistStore.Recovery] = []
+    private var recoveries: [PersistedPropertyListFile.Recovery] = []
     /// Called with the keys whose values changed when other processes' or raw `UserDefaults`
     /// changes are taken in.
     let changesTakenIn: @Sendable (Set<String>) -> Void
 
-    static let options = LayeredPlistStore.Options(format: .binary, savesAtExit: false)
+    /// The engine that reads, recovers and saves the suite's file.
+    let persisted: PersistedPropertyListFile
 
     init(
       userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
@@ -115,16 +116,16 @@
       self.flushDelay = flushDelay
       self.changesTakenIn = changesTakenIn
       self.file = PropertyListFile(url: UserDefaultsBackend.fileURL(ofDomain: domainName))
-      let leftovers = LayeredPlistStore.tidyUpAtOpen(file)
-      var initial = LayeredPlistStore.PersistentRead()
+      self.persisted = PersistedPropertyListFile(file: file, rules: .init(format: .binary))
+      let leftovers = persisted.tidyUpAtOpen()
+      var initial = PersistedPropertyListFile.Read()
       do {
-        initial = try LayeredPlistStore.readPersistent(
-          file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
+        initial = try persisted.read(holdingLock: false, rewritesSalvagedEntries: true)
       } catch {
         // Unreadable for a reason other than its contents (permissions, a missing folder): start
         // empty with no known version, so a save re-reads the file and never writes over it;
         // that save's failure is reported.
-        initial = LayeredPlistStore.PersistentRead()
+        initial = PersistedPropertyListFile.Read()
       }
       let budget = EncodedSizeBudget(
         format: .binary, limit: file.maximumSize, bounds: initial.sizeBounds)
@@ -436,7 +437,7 @@
 
     /// The recoveries found under `saveLock` so far, which must be held, now reported by the
     /// caller.
-    private func takeRecoveries() -> [LayeredPlistStore.Recovery] {
+    private func takeRecoveries() -> [PersistedPropertyListFile.Recovery] {
       defer { recoveries = [] }
       return recoveries
     }
@@ -509,9 +510,8 @@
       // What the file held as this process last read or wrote it, written back over a corrupt
       // file at once rather than leaving none until the next save (as the layered store does).
       let held = state.withLock { state in state.values.filter { state.dirty[$0.key] == nil } }
-      let read = try LayeredPlistStore.readPersistent(
-        file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true,
-        replacingACorruptFileWith: held)
+      let read = try persisted.read(
+        holdingLock: false, rewritesSalvagedEntries: true, replacingACorruptFileWith: held)
       if let recovery = read.recovery {
         recoveries.append(recovery)
         if read.entries.isEmpty {
@@ -547,7 +547,7 @@
       var version: FileVersion?
       var othersContents: [String: PropertyListValue]?
       var updatedKeys: [String] = []
-      var recovery: LayeredPlistStore.Recovery?
+      var recovery: PersistedPropertyListFile.Recovery?
     }
 
     /// Saves under the file lock, merging with the file if another process changed it, after
@@ -575,8 +575,8 @@
         // Held open, the version known can't have its inode number reused (see `FileVersion`).
         if !knownVersion.isCurrent(atPath: target) {
           // Another process (or corelibs, rewriting in place) changed the file: start from it.
-          let read = try LayeredPlistStore.readPersistent(
-            file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false,
+          let read = try persisted.read(
+            holdingLock: true, rewritesSalvagedEntries: false,
             replacingACorruptFileWith: ownContents)
           if let recovery = read.recovery {
             try recovery.refuseToWriteOverAKeptFile(path: file.url.path)

@@ -263,7 +263,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #if canImport(Darwin)
       try WriteValidation.check(value, key: key)
     #else
-      _ = try LayeredPlistStore.storable(value, forKey: key, format: .binary)
+      _ = try PersistedPropertyListFile.storable(value, forKey: key, format: .binary)
       try XMLPropertyListRules.checkCharacters(value, key: key)
     #endif
   }
