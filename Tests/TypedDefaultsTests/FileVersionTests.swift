@@ -66,7 +66,7 @@ import Testing
       persistentFile: url, options: .init(format: .binary, savesAtExit: false))
     try store.setValue("aaaa", forKey: "value")
     try store.save()
-    let written = try #require(store.state.withLock { $0.diskVersion?.identity })
+    let written = try #require(store.persisted.heldVersion?.identity)
     let original = try Data(contentsOf: url)
     let replaced = try Self.replaceReusingTheFreedInode(
       url, with: try Self.sameSizeFile(as: original, value: "bbbb"),
@@ -89,7 +89,7 @@ import Testing
       persistentFile: url, options: .init(format: .binary, savesAtExit: false))
     try store.setValue("1000", forKey: "value")
     try store.save()
-    let written = try #require(store.state.withLock { $0.diskVersion?.identity })
+    let written = try #require(store.persisted.heldVersion?.identity)
     _ = try Self.replaceReusingTheFreedInode(
       url, with: try Self.sameSizeFile(as: try Data(contentsOf: url), value: "2000"),
       modificationTimeOf: written)

@@ -125,8 +125,6 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// The store's observers.
   let observers = ObserverRegistry()
   let problems = Locked<[SettingsError]>([])
-  /// Serializes saves and reloads.
-  let saveLock = NSLock()
   let autosaveState = Locked(AutosaveState())
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   let watchers = Locked<[FileWatcher]>([])
@@ -179,9 +177,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       rules: .init(
         format: options.format, keyNormalization: options.keyNormalization?.normalize,
         movesCorruptFileAside: options.movesCorruptFileAside))
-    let leftovers = persisted.tidyUpAtOpen()
-    let read = try persisted.read(
-      holdingLock: false, rewritesSalvagedEntries: true, reportingClashesAs: name)
+    let (leftovers, opened) = persisted.open(reportingClashesAs: name)
+    let read = try opened.get()
     layers[Layer.persistent.rawValue] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
@@ -208,14 +205,14 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       option: options.format, file: read.format)
     self.state = Locked(
       State(
-        layers: layers, diskVersion: read.version, fileFormat: persistentFormat,
+        layers: layers, fileFormat: persistentFormat,
         sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds))
 
     if let recovery = read.recovery {
       // Entries that could be read but weren't written back yet: the next save writes them.
       if case .success = recovery.setAside, !recovery.rewroteSalvagedEntries {
         state.withLock { state in
-          for key in read.entries.keys { state.markDirty(key) }
+          for key in read.entries.keys { state.unsaved.mark(key) }
         }
       }
       record(recovery)
