@@ -200,19 +200,8 @@ extension LayeredPlistStore {
     do {
       try saveIfNeeded()
     } catch {
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .saveFailed, key: nil, backend: name,
-          message: "\(error); the changes stay in memory for the next save"))
+      SettingsDiagnostics.reportSaveFailure(error, backend: name)
     }
-  }
-
-  // MARK: - Autosave
-
-  /// The debounced autosave's timer state.
-  struct AutosaveState {
-    var isScheduled = false
-    var lastChange = DispatchTime.now()
   }
 
   /// Called after every write that changes what `data.plist` should hold.
@@ -223,34 +212,9 @@ extension LayeredPlistStore {
     case .afterEveryWrite:
       saveReportingFailure()
     case .debounced(let seconds):
-      let schedule = autosaveState.withLock { autosave in
-        autosave.lastChange = .now()
-        defer { autosave.isScheduled = true }
-        return !autosave.isScheduled
+      persisted.scheduleDebouncedSave(interval: seconds) { [weak self] in
+        self?.saveReportingFailure()
       }
-      if schedule { scheduleDebouncedSave(after: seconds, interval: seconds) }
-    }
-  }
-
-  private func scheduleDebouncedSave(after delay: Double, interval: Double) {
-    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-      self?.debouncedSaveFired(interval: interval)
-    }
-  }
-
-  /// Saves if no write came for `interval` seconds; otherwise waits for the rest of it.
-  private func debouncedSaveFired(interval: Double) {
-    let remaining = autosaveState.withLock { autosave -> Double? in
-      let quiet =
-        Double(DispatchTime.now().uptimeNanoseconds - autosave.lastChange.uptimeNanoseconds) / 1e9
-      if quiet < interval { return interval - quiet }
-      autosave.isScheduled = false
-      return nil
-    }
-    if let remaining {
-      scheduleDebouncedSave(after: remaining, interval: interval)
-    } else {
-      saveReportingFailure()
     }
   }
 }

@@ -125,7 +125,6 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// The store's observers.
   let observers = ObserverRegistry()
   let problems = Locked<[SettingsError]>([])
-  let autosaveState = Locked(AutosaveState())
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   let watchers = Locked<[FileWatcher]>([])
   /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).

@@ -23,8 +23,6 @@
       var values: [String: PropertyListValue]
       /// Keys changed here and not yet saved, with the number of their latest change.
       var unsaved = PersistedPropertyListFile.UnsavedChanges()
-      var flushScheduled = false
-      var lastChange = DispatchTime.now()
       /// The size rule every file the library saves follows (``EncodedSizeBudget``).
       var sizeBudget: EncodedSizeBudget
 
@@ -542,41 +540,15 @@
       do {
         try synchronize(takingInUserDefaults: takingInUserDefaults)
       } catch {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .saveFailed, key: nil, backend: name,
-            message: "\(error); the changes stay in memory for the next save"))
+        SettingsDiagnostics.reportSaveFailure(error, backend: name)
       }
     }
 
     /// Schedules a save `flushDelay` seconds after the last of a burst of writes.
     func scheduleFlush() {
-      let schedule = state.withLock { state in
-        state.lastChange = .now()
-        defer { state.flushScheduled = true }
-        return !state.flushScheduled
-      }
-      if schedule { scheduleFlush(after: flushDelay) }
-    }
-
-    private func scheduleFlush(after delay: Double) {
-      DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-        self?.flushFired()
-      }
-    }
-
-    private func flushFired() {
-      let remaining = state.withLock { state -> Double? in
-        let quiet =
-          Double(DispatchTime.now().uptimeNanoseconds - state.lastChange.uptimeNanoseconds) / 1e9
-        if quiet < flushDelay { return flushDelay - quiet }
-        state.flushScheduled = false
-        return nil
-      }
-      if let remaining {
-        scheduleFlush(after: remaining)
-      } else if hasUnsavedChanges {
-        flushReportingFailure(takingInUserDefaults: false)
+      persisted.scheduleDebouncedSave(interval: flushDelay) { [weak self] in
+        guard let self, self.hasUnsavedChanges else { return }
+        self.flushReportingFailure(takingInUserDefaults: false)
       }
     }
   }

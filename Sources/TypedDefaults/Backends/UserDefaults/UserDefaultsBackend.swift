@@ -453,10 +453,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
         try suite.synchronize(takingInUserDefaults: true)
         return true
       } catch {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .saveFailed, key: nil, backend: name,
-            message: "\(error); the changes stay in memory for the next save"))
+        SettingsDiagnostics.reportSaveFailure(error, backend: name)
         return false
       }
     #endif

@@ -46,6 +46,8 @@ final class PersistedPropertyListFile: @unchecked Sendable {
   var recoveries: [Recovery] = []
   /// When a save last removed stale temporary files (`DispatchTime` uptime, nanoseconds).
   let lastTemporaryFileCleanup = Locked(DispatchTime.now().uptimeNanoseconds)
+  /// The debounced save's timer (``scheduleDebouncedSave(interval:_:)``).
+  let debounce = Locked(Debounce())
 
   /// Creates the engine for a file; reads nothing.
   ///
