@@ -171,3 +171,46 @@ extension LayeredPlistStore {
     }
   }
 }
+
+extension LayeredPlistStore {
+  /// Changes the state under its lock, then delivers the changes of the observed keys whose
+  /// effective value changed (recorded under the lock, see ``changingStateUnpublished(_:)``), once
+  /// the lock is released.
+  func changingState<Result, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let (result, changed) = try changingStateUnpublished(body)
+    publish(changed)
+    return result
+  }
+
+  /// Changes the state under its lock and returns, with the result, the observed keys whose
+  /// effective value changed, for the caller to ``publish(_:)`` once it holds no lock at all
+  /// (the engine's save lock included: an observer may save). Each such key's change is recorded before the
+  /// lock is released, with the effective value the body left, so that changes reach observers
+  /// in the order they took effect and each with its own value.
+  func changingStateUnpublished<Result, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> (Result, [String]) {
+    try state.withLock { state throws(Failure) -> (Result, [String]) in
+      defer { state.observedChanges.removeAll() }
+      let result = try body(&state)
+      let changed = state.observedChanges
+      if !changed.isEmpty {
+        // A key resolved twice in one body changed once, to its last value, as others see it.
+        var seen = Set<String>()
+        observers.record(
+          changed.filter { seen.insert($0).inserted }.map {
+            SettingsChange(key: $0, newValue: state.effective[$0]?.value)
+          })
+      }
+      return (result, changed)
+    }
+  }
+
+  /// Delivers the changes recorded for `changed` (and any recorded before them); call it holding
+  /// no lock of the store.
+  func publish(_ changed: [String]) {
+    if !changed.isEmpty { observers.deliverRecorded() }
+  }
+}
