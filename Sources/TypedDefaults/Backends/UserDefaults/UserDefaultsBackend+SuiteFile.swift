@@ -230,18 +230,14 @@
     ///   them; nothing is changed then.
     func write(_ writes: [String: PropertyListValue?]) throws(SettingsError) {
       let objects = writes.mapValues { $0.map(FoundationBridge.object(from:)) }
-      let pushes = try state.withLock {
-        state throws(SettingsError) -> [(String, PropertyListValue?, Any?)] in
+      try changingValues(markPushed: true) { state throws(SettingsError) in
         try checkSize(of: writes.map { ($0.key, $0.value) }, in: &state)
         for (key, value) in writes {
           state.store(value, forKey: key)
           state.unsaved.mark(key)
         }
-        mirrorLock.lock()
-        return writes.map { ($0.key, $0.value, objects[$0.key] ?? nil) }
+        return ((), { _ in writes.map { ($0.key, $0.value, objects[$0.key] ?? nil) } })
       }
-      pushLocked(pushes, markPushed: true)
-      mirrorLock.unlock()
     }
 
     /// Stores checked values in memory only, for an import that writes them into `UserDefaults`
@@ -276,7 +272,7 @@
     }
 
     /// Writes values into `UserDefaults`, with `mirrorLock` held.
-    private func pushLocked(_ pushes: [(String, PropertyListValue?, Any?)], markPushed: Bool) {
+    private func pushLocked(_ pushes: [Push], markPushed: Bool) {
       for (key, value, object) in pushes {
         if let object {
           userDefaults.set(object, forKey: key)
@@ -292,25 +288,50 @@
 
     /// Writes the current values of `keys` into `UserDefaults` (after an import's save).
     func pushCurrentValues(of keys: some Collection<String>) {
-      let pushes = state.withLock { state -> [(String, PropertyListValue?, Any?)] in
-        mirrorLock.lock()
-        return keys.map { key in
+      changingValues(markPushed: true) { state in
+        let pushes = keys.map { key in
           let value = state.values[key]
           return (key, value, value.map(FoundationBridge.object(from:)))
         }
+        return ((), { _ in pushes })
       }
-      pushLocked(pushes, markPushed: true)
-      mirrorLock.unlock()
     }
 
-    /// Records values taken in from other processes and writes those of keys this backend wrote
-    /// into `UserDefaults` (see ``Mirror/pushed``); state's lock must be held, and is what the
-    /// caller releases after this returns with `mirrorLock` held.
-    private func lockMirror(
-      forAdopted changed: [String: PropertyListValue?]
-    ) -> [(String, PropertyListValue?, Any?)] {
-      mirrorLock.lock()
-      return changed.compactMap { key, value in
+    /// A write into `UserDefaults`: the key, its value (`nil`: removed) and that value as an
+    /// object.
+    private typealias Push = (String, PropertyListValue?, Any?)
+
+    /// Changes the state under its lock, then writes into `UserDefaults` what `body` returns to
+    /// write: `mirrorLock` is taken before `state`'s lock is released, so that the writes reach
+    /// `UserDefaults` in the order the values changed, and released once they are done, without
+    /// blocking reads meanwhile. Both locks are taken and released here, and only here.
+    ///
+    /// - Parameters:
+    ///   - markPushed: Whether the keys written are recorded as written by the backend
+    ///     (``Mirror/pushed``).
+    ///   - body: Changes the state; returns its result and, given the mirror (under
+    ///     `mirrorLock`), the writes to make.
+    /// - Throws: What `body` throws; nothing is written then.
+    private func changingValues<Result, Failure: Error>(
+      markPushed: Bool,
+      _ body: (inout State) throws(Failure) -> (Result, (Mirror) -> [Push])
+    ) throws(Failure) -> Result {
+      let (result, pushes) = try state.withLock { state throws(Failure) in
+        let (result, pushes) = try body(&state)
+        mirrorLock.lock()
+        return (result, pushes(mirror))
+      }
+      pushLocked(pushes, markPushed: markPushed)
+      mirrorLock.unlock()
+      return result
+    }
+
+    /// The writes into `UserDefaults` of values taken in from other processes: those of keys
+    /// this backend wrote there (see ``Mirror/pushed``); `mirrorLock` is held.
+    private static func pushes(
+      forAdopted changed: [String: PropertyListValue?], in mirror: Mirror
+    ) -> [Push] {
+      changed.compactMap { key, value in
         mirror.pushed.contains(key) ? (key, value, value.map(FoundationBridge.object(from:))) : nil
       }
     }
@@ -472,13 +493,10 @@
         state.withLock { state in state.values.filter { !state.unsaved.contains($0.key) } }
       })
       guard let entries else { return [] }
-      let pushes = state.withLock { state in
+      return changingValues(markPushed: false) { state in
         let changed = state.adopt(entries)
-        return (Set(changed.keys), lockMirror(forAdopted: changed))
+        return (Set(changed.keys), { Self.pushes(forAdopted: changed, in: $0) })
       }
-      pushLocked(pushes.1, markPushed: false)
-      mirrorLock.unlock()
-      return pushes.0
     }
 
     /// Re-reads the file if another process changed it, without looking for raw `UserDefaults`
@@ -507,7 +525,7 @@
       // home `~/.config` may not exist yet, and is created.
       let outcome = try persisted.saveLocked(
         pending, format: .binary, removesEmptyFile: true, createsFolder: true, updating: update)
-      let (changedKeys, pushes) = state.withLock { state in
+      return changingValues(markPushed: false) { state in
         var changed: [String: PropertyListValue?] = [:]
         for key in state.unsaved.settle(after: outcome, of: pending) {
           let value = outcome.othersContents?[key]
@@ -519,18 +537,20 @@
         if let others = outcome.othersContents {
           changed.merge(state.adopt(others)) { $1 }
         }
-        var pushes = lockMirror(forAdopted: changed)
-        let pushed = Set(pushes.map(\.0))
-        for key in outcome.updatedKeys where !pushed.contains(key) {
-          if let value = changed[key] {
-            pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+        return (
+          Set(changed.keys),
+          { mirror in
+            var pushes = Self.pushes(forAdopted: changed, in: mirror)
+            let pushed = Set(pushes.map(\.0))
+            for key in outcome.updatedKeys where !pushed.contains(key) {
+              if let value = changed[key] {
+                pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+              }
+            }
+            return pushes
           }
-        }
-        return (Set(changed.keys), pushes)
+        )
       }
-      pushLocked(pushes, markPushed: false)
-      mirrorLock.unlock()
-      return changedKeys
     }
 
     // MARK: - Flushing
