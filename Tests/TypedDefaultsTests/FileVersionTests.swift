@@ -154,3 +154,13 @@ import Testing
     }
   #endif
 }
+
+extension PersistedPropertyListFile {
+  /// The version of the file last read or written, held open (see ``version``), read under the
+  /// save lock: for tests.
+  var heldVersion: FileVersion? {
+    saveLock.lock()
+    defer { saveLock.unlock() }
+    return version
+  }
+}

@@ -78,11 +78,4 @@ final class PersistedPropertyListFile: @unchecked Sendable {
     saveLock.unlock()
     return (leftovers, read)
   }
-
-  /// The version of the file last read or written, held open (see ``version``).
-  var heldVersion: FileVersion? {
-    saveLock.lock()
-    defer { saveLock.unlock() }
-    return version
-  }
 }
