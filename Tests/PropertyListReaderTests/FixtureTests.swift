@@ -218,9 +218,9 @@ struct FixtureTests {
     if store.recoveredProblems.isEmpty {
       #expect(asides.isEmpty, "\(name)")
       if case .success(let contents?) = read, case .dictionary(let entries) = contents.root {
-        let saving = LayeredPlistStore.savingFormat(option: nil, file: contents.format)
+        let saving = PersistedPropertyListFile.savingFormat(option: nil, file: contents.format)
         let expected = try entries.mapValues { value in
-          try LayeredPlistStore.storable(value, forKey: "", format: saving)
+          try PersistedPropertyListFile.storable(value, forKey: "", format: saving)
         }
         #expect(store.dictionaryRepresentation(of: .persistent) == expected, "\(name)")
       } else {

@@ -40,7 +40,9 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// build, once per model type and backend (see ``SettingsModel``).
     public static let invalidKey = Kind(rawValue: "invalidKey")
     /// Two model types on one backend have equal or overlapping key prefixes, or store one key as
-    /// different types. Reported in every build, once per pair of model types.
+    /// different types (reported in every build, once per pair of model types); or two keys of a
+    /// file normalize to one key (``LayeredPlistStore/Options/keyNormalization``), and the value
+    /// of the key sorting last is used.
     public static let keyCollision = Kind(rawValue: "keyCollision")
 
     /// The kind's identifier.

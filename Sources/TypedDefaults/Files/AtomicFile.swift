@@ -14,18 +14,28 @@ enum AtomicFile {
   /// The file a path finally refers to, following symbolic links (also a link to a file that
   /// doesn't exist yet), so that writing it keeps the links in place.
   static func resolvedTarget(of url: URL) -> URL {
+    symbolicLinkChain(of: url).last?.url ?? url.standardizedFileURL
+  }
+
+  /// The paths a chain of symbolic links passes through, from `url` (standardized) to the path
+  /// it finally refers to, which comes last; each with the destination its link names, as
+  /// written (`nil` for the last). At most 32 links are followed.
+  static func symbolicLinkChain(of url: URL) -> [(url: URL, destination: String?)] {
+    var chain: [(url: URL, destination: String?)] = []
     var current = url.standardizedFileURL
     for _ in 0..<32 {
       guard
         let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)
-      else { return current }
+      else { break }
+      chain.append((current, destination))
       current =
         destination.hasPrefix("/")
         ? URL(fileURLWithPath: destination)
         : current.deletingLastPathComponent().appendingPathComponent(destination)
       current = current.standardizedFileURL
     }
-    return current
+    chain.append((current, nil))
+    return chain
   }
 
   /// Replaces the file at `url` with `data`: writes a temporary file in the same folder, flushes

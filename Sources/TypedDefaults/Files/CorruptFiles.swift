@@ -94,7 +94,8 @@ enum CorruptFiles {
   }
 
   /// For tests: counts, in the task that sets it, how many times ``read(_:retryInterval:salvaging:)``
-  /// parses a file's bytes.
+  /// parses a file's bytes. It stays here because the parse happens deep inside a store's open,
+  /// which no seam reaches; unset, it costs one task-local lookup per parse.
   @TaskLocal static var parseCounter: Locked<Int>?
 
   /// What the bytes of a settings file are: its dictionary (empty for no bytes) or corrupt.
@@ -117,22 +118,6 @@ enum CorruptFiles {
         version: version)
     } catch  where error.code == .corruptFile || error.code == .wrongRootType {
       return .corrupt(error, version: version)
-    }
-  }
-
-  /// Reads a dictionary file as ``read(_:retryInterval:salvaging:)`` does, without salvaging,
-  /// throwing for a file judged corrupt.
-  ///
-  /// - Returns: The file's dictionary, or `nil` if there is no file.
-  /// - Throws: ``SettingsError/Code/corruptFile`` or ``SettingsError/Code/wrongRootType`` for a
-  ///   file judged corrupt; what ``read(_:retryInterval:salvaging:)`` throws.
-  static func readDictionary(
-    _ file: PropertyListFile, retryInterval: Double
-  ) throws(SettingsError) -> [String: PropertyListValue]? {
-    switch try read(file, retryInterval: retryInterval, salvaging: false) {
-    case .missing: return nil
-    case .read(let entries, _, _, _): return entries
-    case .corrupt(let error, _): throw error
     }
   }
 

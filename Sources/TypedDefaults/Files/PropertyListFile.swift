@@ -259,7 +259,10 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ///
   /// - Parameters:
   ///   - root: The value to store; usually a dictionary.
-  ///   - format: ``Format/xml`` (the default) or ``Format/binary``.
+  ///   - format: ``Format/xml`` (the default, a file people read and edit) or ``Format/binary``.
+  ///     The stores choose for themselves: ``LayeredPlistStore`` keeps a file's own format and
+  ///     writes a new `data.plist` as binary (``LayeredPlistStore/Options/format``), as a
+  ///     `UserDefaults` suite on Linux is; this default is only for files written directly.
   /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotWritable`` if the folder
   ///   doesn't exist or isn't writable, the file is read-only for this user or is not a regular
   ///   file, the disk is full, or `format` is ``Format/openStep``;
@@ -366,14 +369,5 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
       return "\(nsError.localizedDescription) (\(underlying.localizedDescription))"
     }
     return nsError.localizedDescription
-  }
-
-  /// The kind with its article, for messages: "an array", "a string", "data".
-  static func article(_ kind: PropertyListValue.Kind) -> String {
-    switch kind {
-    case .array, .integer: "an \(kind)"
-    case .data: "data"
-    default: "a \(kind)"
-    }
   }
 }

@@ -580,8 +580,8 @@ import TypedDefaultsTestSupport
     try store.setValue(2, forKey: "a")
     try store.save()
     #expect(Self.temporaryFiles(in: directory.url).count == 2)  // within the minute: kept
-    store.state.withLock {
-      $0.lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds &- 61_000_000_000
+    store.persisted.lastTemporaryFileCleanup.withLock {
+      $0 = DispatchTime.now().uptimeNanoseconds &- 61_000_000_000
     }
     try store.setValue(3, forKey: "a")
     try store.save()

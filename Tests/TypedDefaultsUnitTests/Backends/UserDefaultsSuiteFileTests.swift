@@ -532,3 +532,22 @@ import TypedDefaultsTesting
     }
   }
 #endif
+
+extension CorruptFiles {
+  /// Reads a dictionary file as ``read(_:retryInterval:salvaging:)`` does, without salvaging,
+  /// throwing for a file judged corrupt (a test's reader, moved here from the library, where
+  /// nothing called it).
+  ///
+  /// - Returns: The file's dictionary, or `nil` if there is no file.
+  /// - Throws: ``SettingsError/Code/corruptFile`` or ``SettingsError/Code/wrongRootType`` for a
+  ///   file judged corrupt; what ``read(_:retryInterval:salvaging:)`` throws.
+  static func readDictionary(
+    _ file: PropertyListFile, retryInterval: Double
+  ) throws(SettingsError) -> [String: PropertyListValue]? {
+    switch try read(file, retryInterval: retryInterval, salvaging: false) {
+    case .missing: return nil
+    case .read(let entries, _, _, _): return entries
+    case .corrupt(let error, _): throw error
+    }
+  }
+}

@@ -67,7 +67,7 @@ import TypedDefaultsTestSupport
       persistentFile: url, options: .init(format: .binary, savesAtExit: false))
     try store.setValue("aaaa", forKey: "value")
     try store.save()
-    let written = try #require(store.state.withLock { $0.diskVersion?.identity })
+    let written = try #require(store.persisted.heldVersion?.identity)
     let original = try Data(contentsOf: url)
     let replaced = try Self.replaceReusingTheFreedInode(
       url, with: try Self.sameSizeFile(as: original, value: "bbbb"),
@@ -90,7 +90,7 @@ import TypedDefaultsTestSupport
       persistentFile: url, options: .init(format: .binary, savesAtExit: false))
     try store.setValue("1000", forKey: "value")
     try store.save()
-    let written = try #require(store.state.withLock { $0.diskVersion?.identity })
+    let written = try #require(store.persisted.heldVersion?.identity)
     _ = try Self.replaceReusingTheFreedInode(
       url, with: try Self.sameSizeFile(as: try Data(contentsOf: url), value: "2000"),
       modificationTimeOf: written)
@@ -154,4 +154,14 @@ import TypedDefaultsTestSupport
           == ["value": .string("bbbb"), "own": .string("mine")])
     }
   #endif
+}
+
+extension PersistedPropertyListFile {
+  /// The version of the file last read or written, held open (see ``version``), read under the
+  /// save lock: for tests.
+  var heldVersion: FileVersion? {
+    saveLock.lock()
+    defer { saveLock.unlock() }
+    return version
+  }
 }

@@ -5,7 +5,7 @@ extension LayeredPlistStore {
   /// Whether `data.plist` has changes this process hasn't saved: writes to the persistent layer
   /// or for the next launch.
   public var hasUnsavedChanges: Bool {
-    state.withLock { !$0.dirty.isEmpty }
+    state.withLock { !$0.unsaved.isEmpty }
   }
 
   /// Saves `data.plist`, merging with changes other processes saved since this one last read it,
@@ -75,89 +75,35 @@ extension LayeredPlistStore {
   func save(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
   ) throws(SettingsError) {
-    // Observers and diagnostics hear of the outcome once `saveLock` is released: an observer
+    // Observers and diagnostics hear of the outcome once the save lock is released: an observer
     // may save, or write to a store that autosaves.
-    let (changed, recovery) = try underSaveLock { () throws(SettingsError) in
+    let (changed, recoveries) = try persisted.exclusively { () throws(SettingsError) in
       try saveLocked(updating: update)
     }
     publish(changed)
-    if let recovery { record(recovery) }
+    for recovery in recoveries { record(recovery) }
   }
 
-  /// Runs `body` holding `saveLock`.
-  func underSaveLock<Result>(
-    _ body: () throws(SettingsError) -> Result
-  ) throws(SettingsError) -> Result {
-    saveLock.lock()
-    defer { saveLock.unlock() }
-    return try body()
-  }
-
-  /// The save itself, holding `saveLock`; returns the observed keys whose effective value
-  /// changed and the corrupt file found on disk, if any, to publish and record after.
+  /// The save itself, within ``PersistedPropertyListFile/exclusively(_:)``; returns the observed
+  /// keys whose effective value changed, to publish after.
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
-  ) throws(SettingsError) -> ([String], Recovery?) {
+  ) throws(SettingsError) -> [String] {
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
-    let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
-      // Temporary files of killed processes are removed at open and at most once a minute.
-      let now = DispatchTime.now().uptimeNanoseconds
-      let cleansUp = now &- state.lastTemporaryFileCleanup > 60_000_000_000
-      if cleansUp { state.lastTemporaryFileCleanup = now }
-      return (
-        state.dirty.map { key, change in (key, state.fileValue(forKey: key), change) },
-        state.diskVersion,
-        state.fileContents(),
-        cleansUp
-      )
+    let pending = state.withLock { state in
+      state.unsaved.pending(contents: state.fileContents(), value: state.fileValue(forKey:))
     }
-    let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
-    let outcome = try AtomicFile.withLock(on: persistentFile.url) {
-      () throws(SettingsError) -> SaveOutcome in
-      var outcome = SaveOutcome()
-      var contents = ownContents
-      // The version known is held open, so its inode number can't have been given to another
-      // process's file: a file with its identity is the one this process last read or wrote.
-      if !knownVersion.isCurrent(atPath: target) {
-        // Another process saved since this one last read the file: start from its contents.
-        let read = try Self.readPersistent(
-          persistentFile, options: options, holdingLock: true, rewritesSalvagedEntries: false,
-          replacingACorruptFileWith: ownContents, isSecret: isDeclaredSecret)
-        if let recovery = read.recovery {
-          try recovery.refuseToWriteOverAKeptFile(path: persistentFile.url.path)
-          outcome.recovery = recovery
-        }
-        contents = read.entries
-        for (key, value, _) in changes { contents[key] = value }
-        outcome.othersContents = contents
-      }
-      let updated = try update(&contents)
-      if !updated.isEmpty {
-        outcome.updatedKeys = updated
-        outcome.othersContents = contents
-      }
-      if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: persistentFile.url) }
-      outcome.version = try persistentFile.writeReturningVersion(
-        .dictionary(contents), format: persistentFormat)
-      return outcome
-    }
+    let outcome = try persisted.saveLocked(
+      pending, format: persistentFormat, isSecret: isDeclaredSecret, updating: update)
     let ((), changed) = changingStateUnpublished { state in
       // The updated keys take the saved values, unless this process wrote them again meanwhile.
-      if let contents = outcome.othersContents, !outcome.updatedKeys.isEmpty {
-        var changeNumbers: [String: UInt64] = [:]
-        for (key, _, change) in changes { changeNumbers[key] = change }
-        for key in outcome.updatedKeys where state.dirty[key] == changeNumbers[key] {
-          state.adoptSaved(contents[key], forKey: key)
-        }
-      }
-      for (key, _, change) in changes where state.dirty[key] == change {
-        state.dirty.removeValue(forKey: key)
+      for key in state.unsaved.settle(after: outcome, of: pending) {
+        state.adoptSaved(outcome.othersContents?[key], forKey: key)
       }
       if let othersContents = outcome.othersContents { state.adopt(othersContents) }
-      state.diskVersion = outcome.version
       state.saveCount += 1
     }
-    return (changed, outcome.recovery)
+    return changed
   }
 
   /// Saves `data.plist` if this process has unsaved changes (see ``save()``).
@@ -185,56 +131,30 @@ extension LayeredPlistStore {
   ///   the file can't be read for a reason other than its contents.
   @discardableResult
   public func reload() throws(SettingsError) -> Bool {
-    // Observers and diagnostics hear of it once `saveLock` is released: an observer may save.
-    let (reloaded, changed, recovery) = try underSaveLock { () throws(SettingsError) in
-      try reloadLocked()
+    // Observers and diagnostics hear of it once the save lock is released: an observer may save.
+    let ((reloaded, changed), recoveries) = try persisted.exclusively {
+      () throws(SettingsError) in try reloadLocked()
     }
     publish(changed)
-    if let recovery { record(recovery) }
+    for recovery in recoveries { record(recovery) }
     return reloaded
   }
 
-  /// The reload itself, holding `saveLock`: whether values changed, the observed keys whose
-  /// effective value changed, and a corrupt file found on disk, if any.
-  private func reloadLocked() throws(SettingsError) -> (Bool, [String], Recovery?) {
-    let target = AtomicFile.resolvedTarget(of: persistentFile.url).path
-    guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
-      return (false, [], nil)
-    }
-    // What the file held as this process last read or wrote it, to write back over a corrupt
-    // file rather than leave none.
-    let held = state.withLock { state in
-      state.persistent.filter { state.dirty[$0.key] == nil }
-    }
-    let read = try Self.readPersistent(
-      persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
-      replacingACorruptFileWith: held, isSecret: isDeclaredSecret)
-    if read.recovery != nil, read.entries.isEmpty {
-      // Nothing to write back (or the file is a link): keep what this process has; the next
-      // save writes it.
-      state.withLock { $0.diskVersion = nil }
-      return (false, [], read.recovery)
-    }
-    let (reloaded, changed) = changingStateUnpublished { state in
-      state.diskVersion = read.version
-      return state.adopt(read.entries)
-    }
-    return (reloaded, changed, read.recovery)
+  /// The reload itself, within ``PersistedPropertyListFile/exclusively(_:)``: whether values
+  /// changed, and the observed keys whose effective value changed.
+  private func reloadLocked() throws(SettingsError) -> (Bool, [String]) {
+    let entries = try persisted.reloadLocked(
+      held: {
+        // What the file held as this process last read or wrote it.
+        state.withLock { state in
+          state.persistent.filter { !state.unsaved.contains($0.key) }
+        }
+      }, isSecret: isDeclaredSecret)
+    guard let entries else { return (false, []) }
+    return changingStateUnpublished { state in state.adopt(entries) }
   }
 
   // MARK: - Internals
-
-  /// What a save found and did inside the file lock.
-  struct SaveOutcome {
-    /// The version written, held open.
-    var version: FileVersion?
-    /// The merged contents, when the file had been changed by another process or updated.
-    var othersContents: [String: PropertyListValue]?
-    /// The keys ``update(forKey:_:)`` or ``updateValues(_:)`` changed.
-    var updatedKeys: [String] = []
-    /// A corrupt file found on disk and moved aside.
-    var recovery: Recovery?
-  }
 
   /// Reads a delivered or bundled file, which must hold a dictionary: a zero-byte file is an
   /// empty layer; an entry whose value can't be read is left out and returned in `unreadable`.
@@ -250,7 +170,7 @@ extension LayeredPlistStore {
   }
 
   /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
-  func record(_ recovery: Recovery) {
+  func record(_ recovery: PersistedPropertyListFile.Recovery) {
     problems.withLock { $0 += [recovery.problem] + recovery.unreadableEntries }
     recovery.report(backend: name)
   }
@@ -280,19 +200,8 @@ extension LayeredPlistStore {
     do {
       try saveIfNeeded()
     } catch {
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .saveFailed, key: nil, backend: name,
-          message: "\(error); the changes stay in memory for the next save"))
+      SettingsDiagnostics.reportSaveFailure(error, backend: name)
     }
-  }
-
-  // MARK: - Autosave
-
-  /// The debounced autosave's timer state.
-  struct AutosaveState {
-    var isScheduled = false
-    var lastChange = DispatchTime.now()
   }
 
   /// Called after every write that changes what `data.plist` should hold.
@@ -303,34 +212,9 @@ extension LayeredPlistStore {
     case .afterEveryWrite:
       saveReportingFailure()
     case .debounced(let seconds):
-      let schedule = autosaveState.withLock { autosave in
-        autosave.lastChange = .now()
-        defer { autosave.isScheduled = true }
-        return !autosave.isScheduled
+      persisted.scheduleDebouncedSave(interval: seconds) { [weak self] in
+        self?.saveReportingFailure()
       }
-      if schedule { scheduleDebouncedSave(after: seconds, interval: seconds) }
-    }
-  }
-
-  private func scheduleDebouncedSave(after delay: Double, interval: Double) {
-    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-      self?.debouncedSaveFired(interval: interval)
-    }
-  }
-
-  /// Saves if no write came for `interval` seconds; otherwise waits for the rest of it.
-  private func debouncedSaveFired(interval: Double) {
-    let remaining = autosaveState.withLock { autosave -> Double? in
-      let quiet =
-        Double(DispatchTime.now().uptimeNanoseconds - autosave.lastChange.uptimeNanoseconds) / 1e9
-      if quiet < interval { return interval - quiet }
-      autosave.isScheduled = false
-      return nil
-    }
-    if let remaining {
-      scheduleDebouncedSave(after: remaining, interval: interval)
-    } else {
-      saveReportingFailure()
     }
   }
 }

@@ -24,29 +24,20 @@ extension LayeredPlistStore {
     var observedChanges: [String] = []
     /// Keys whose value in `data.plist` this process changed and hasn't saved yet, each with the
     /// number of its latest change (so a save clears only the changes it wrote).
-    var dirty: [String: UInt64] = [:]
+    var unsaved = PersistedPropertyListFile.UnsavedChanges()
     /// For keys written for the next launch: what `data.plist` should hold (`nil`: no value).
     var nextLaunch: [String: PropertyListValue?] = [:]
-    var changeCount: UInt64 = 0
-    /// The version of `data.plist` this process last read or wrote, held open: the store's one
-    /// open descriptor on it (see ``FileVersion``), closed when a newer version replaces it or
-    /// the store goes; `nil` if there was no file, or its version isn't known (the next save
-    /// then reads the file first).
-    var diskVersion: FileVersion?
     var saveCount = 0
-    /// When a save last removed stale temporary files (`DispatchTime` uptime, nanoseconds).
-    var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
 
     /// The size rule for `data.plist` (``EncodedSizeBudget``): its bounds are computed when the
     /// file is read (or at the first write), then kept up to date.
     var sizeBudget: EncodedSizeBudget
 
     init(
-      layers: [[String: PropertyListValue]], diskVersion: FileVersion?,
+      layers: [[String: PropertyListValue]],
       fileFormat: PropertyListFile.Format, sizeLimit: Int, sizeBounds: [String: Int]?
     ) {
       self.layers = layers
-      self.diskVersion = diskVersion
       sizeBudget = EncodedSizeBudget(format: fileFormat, limit: sizeLimit, bounds: sizeBounds)
       // Start from the lowest non-empty layer with `mapValues`, which reuses its hash table
       // (opening a store with one big file then costs no rehashing), and let the layers above
@@ -120,11 +111,6 @@ extension LayeredPlistStore {
       sizeBudget.valueChanged(forKey: key, to: fileValue(forKey: key))
     }
 
-    mutating func markDirty(_ key: String) {
-      changeCount &+= 1
-      dirty[key] = changeCount
-    }
-
     /// Writes the runtime layer (never saved).
     mutating func writeRuntime(_ value: PropertyListValue?, forKey key: String) {
       guard layers[Layer.runtime.rawValue][key] != value else { return }
@@ -142,7 +128,7 @@ extension LayeredPlistStore {
       }
       layers[Layer.persistent.rawValue][key] = value
       resolve(key)
-      markDirty(key)
+      unsaved.mark(key)
       fileValueChanged(forKey: key)
       return true
     }
@@ -151,7 +137,7 @@ extension LayeredPlistStore {
     /// persistent layer holds it, and it replaces any next-launch change of the key.
     mutating func adoptSaved(_ value: PropertyListValue?, forKey key: String) {
       nextLaunch.removeValue(forKey: key)
-      if dirty[key] != nil { dirty.removeValue(forKey: key) }
+      unsaved.remove(key)
       guard layers[Layer.persistent.rawValue][key] != value else { return }
       layers[Layer.persistent.rawValue][key] = value
       resolve(key)
@@ -161,7 +147,7 @@ extension LayeredPlistStore {
     /// Records a value for `data.plist` that this run doesn't see.
     mutating func writeNextLaunch(_ value: PropertyListValue?, forKey key: String) {
       nextLaunch.updateValue(value, forKey: key)
-      markDirty(key)
+      unsaved.mark(key)
       fileValueChanged(forKey: key)
     }
 
@@ -173,7 +159,7 @@ extension LayeredPlistStore {
       var changed = false
       let persistentLayer = Layer.persistent.rawValue
       for key in Set(contents.keys).union(layers[persistentLayer].keys)
-      where dirty[key] == nil && nextLaunch[key] == nil
+      where !unsaved.contains(key) && nextLaunch[key] == nil
         && layers[persistentLayer][key] != contents[key]
       {
         layers[Layer.persistent.rawValue][key] = contents[key]
@@ -183,5 +169,48 @@ extension LayeredPlistStore {
       }
       return changed
     }
+  }
+}
+
+extension LayeredPlistStore {
+  /// Changes the state under its lock, then delivers the changes of the observed keys whose
+  /// effective value changed (recorded under the lock, see ``changingStateUnpublished(_:)``), once
+  /// the lock is released.
+  func changingState<Result, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let (result, changed) = try changingStateUnpublished(body)
+    publish(changed)
+    return result
+  }
+
+  /// Changes the state under its lock and returns, with the result, the observed keys whose
+  /// effective value changed, for the caller to ``publish(_:)`` once it holds no lock at all
+  /// (the engine's save lock included: an observer may save). Each such key's change is recorded before the
+  /// lock is released, with the effective value the body left, so that changes reach observers
+  /// in the order they took effect and each with its own value.
+  func changingStateUnpublished<Result, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> (Result, [String]) {
+    try state.withLock { state throws(Failure) -> (Result, [String]) in
+      defer { state.observedChanges.removeAll() }
+      let result = try body(&state)
+      let changed = state.observedChanges
+      if !changed.isEmpty {
+        // A key resolved twice in one body changed once, to its last value, as others see it.
+        var seen = Set<String>()
+        observers.record(
+          changed.filter { seen.insert($0).inserted }.map {
+            SettingsChange(key: $0, newValue: state.effective[$0]?.value)
+          })
+      }
+      return (result, changed)
+    }
+  }
+
+  /// Delivers the changes recorded for `changed` (and any recorded before them); call it holding
+  /// no lock of the store.
+  func publish(_ changed: [String]) {
+    if !changed.isEmpty { observers.deliverRecorded() }
   }
 }

@@ -35,7 +35,7 @@ extension LayeredPlistStore {
       (.bundled, bundledFile?.url),
     ]
     for case (let layer, let url?) in files {
-      for (folder, name) in Self.watchPoints(of: url) {
+      for (folder, name) in FileWatcher.watchPoints(of: url) {
         byFolder[folder, default: []].append((name, layer))
       }
     }
@@ -50,34 +50,6 @@ extension LayeredPlistStore {
       return []
     }
     for watcher in superfluous { watcher.stop() }
-  }
-
-  /// Where a change to the file at `url` can show: the file's name in its folder, and, when it
-  /// is a symbolic link, each link of the chain in its own folder, plus the first component of a
-  /// relative link's destination when that is a folder beside the link (Kubernetes mounts a
-  /// ConfigMap as `name -> ..data/name` and updates it by renaming a new `..data` link over the
-  /// old one). The chain is followed as it is when watching starts.
-  static func watchPoints(of url: URL) -> [(folder: URL, name: String)] {
-    var points: [(folder: URL, name: String)] = []
-    var current = url.standardizedFileURL
-    for _ in 0..<32 {
-      let folder = current.deletingLastPathComponent()
-      points.append((folder, current.lastPathComponent))
-      guard
-        let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)
-      else { break }
-      if !destination.hasPrefix("/"), let first = destination.split(separator: "/").first,
-        first != ".", first != "..", destination.contains("/")
-      {
-        points.append((folder, String(first)))
-      }
-      current =
-        destination.hasPrefix("/")
-        ? URL(fileURLWithPath: destination)
-        : folder.appendingPathComponent(destination)
-      current = current.standardizedFileURL
-    }
-    return points
   }
 
   /// Stops watching the store's files; changes made by other processes are then taken in only
@@ -138,8 +110,7 @@ extension LayeredPlistStore {
     let entries: [String: PropertyListValue]
     do {
       let contents = try Self.readLayerFile(file)
-      entries = Self.normalizingKeys(
-        of: contents?.entries ?? [:], options: options, layer: layer, store: name)
+      entries = normalizingKeys(of: contents?.entries ?? [:], layer: layer)
       for problem in contents?.unreadable ?? [] { record(unreadableShippedEntry: problem) }
     } catch {
       SettingsDiagnostics.report(

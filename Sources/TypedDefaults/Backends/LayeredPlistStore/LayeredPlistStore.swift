@@ -110,7 +110,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public let options: Options
   /// `LayeredPlistStore(<path of data.plist>)`, for diagnostics.
   public let name: String
-  /// The format `data.plist` is saved in: the option, else the format the file had, else XML.
+  /// The format `data.plist` is saved in: the option, else the format the file had (an OpenStep
+  /// file is saved as binary), else binary for a new or empty file.
   public let persistentFormat: PropertyListFile.Format
   /// The layers whose file existed, and was read, when the store was opened. A first launch
   /// lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was expected
@@ -118,13 +119,12 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public let layersLoadedFromDisk: Set<Layer>
 
   let state: Locked<State>
+  /// The engine that reads, recovers and saves `data.plist`.
+  let persisted: PersistedPropertyListFile
   @usableFromInline let cellsIdentity = CellsIdentity()
   /// The store's observers.
   let observers = ObserverRegistry()
   let problems = Locked<[SettingsError]>([])
-  /// Serializes saves and reloads.
-  let saveLock = NSLock()
-  let autosaveState = Locked(AutosaveState())
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   let watchers = Locked<[FileWatcher]>([])
   /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
@@ -171,10 +171,13 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     var loaded: Set<Layer> = []
     var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
     let name = self.name
-    let leftovers = Self.tidyUpAtOpen(self.persistentFile)
-    let read = try Self.readPersistent(
-      self.persistentFile, options: options, holdingLock: false, rewritesSalvagedEntries: true,
-      reportingClashesAs: name)
+    self.persisted = PersistedPropertyListFile(
+      file: self.persistentFile,
+      rules: .init(
+        format: options.format, keyNormalization: options.keyNormalization?.normalize,
+        movesCorruptFileAside: options.movesCorruptFileAside))
+    let (leftovers, opened) = persisted.open(reportingClashesAs: name)
+    let read = try opened.get()
     layers[Layer.persistent.rawValue] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
@@ -189,24 +192,26 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         continue
       }
       if let contents {
-        layers[layer.rawValue] = Self.normalizingKeys(
-          of: contents.entries, options: options, layer: layer, store: name)
+        layers[layer.rawValue] = PersistedPropertyListFile.normalizingKeys(
+          of: contents.entries, by: options.keyNormalization?.normalize, layer: "\(layer)",
+          store: name)
         unreadableShippedEntries += contents.unreadable
         loaded.insert(layer)
       }
     }
     self.layersLoadedFromDisk = loaded
-    self.persistentFormat = Self.savingFormat(option: options.format, file: read.format)
+    self.persistentFormat = PersistedPropertyListFile.savingFormat(
+      option: options.format, file: read.format)
     self.state = Locked(
       State(
-        layers: layers, diskVersion: read.version, fileFormat: persistentFormat,
+        layers: layers, fileFormat: persistentFormat,
         sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds))
 
     if let recovery = read.recovery {
       // Entries that could be read but weren't written back yet: the next save writes them.
       if case .success = recovery.setAside, !recovery.rewroteSalvagedEntries {
         state.withLock { state in
-          for key in read.entries.keys { state.markDirty(key) }
+          for key in read.entries.keys { state.unsaved.mark(key) }
         }
       }
       record(recovery)
@@ -501,7 +506,16 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     in layer: Layer
   ) throws(SettingsError) -> PropertyListValue? {
     guard let value else { return nil }
-    return try Self.storable(
+    return try PersistedPropertyListFile.storable(
       value, forKey: key, format: layer == .persistent ? persistentFormat : .binary)
+  }
+
+  /// A delivered or bundled layer's entries with the store's key normalization applied (see
+  /// ``PersistedPropertyListFile/normalizingKeys(of:by:layer:store:)``).
+  func normalizingKeys(
+    of entries: [String: PropertyListValue], layer: Layer
+  ) -> [String: PropertyListValue] {
+    PersistedPropertyListFile.normalizingKeys(
+      of: entries, by: options.keyNormalization?.normalize, layer: "\(layer)", store: name)
   }
 }

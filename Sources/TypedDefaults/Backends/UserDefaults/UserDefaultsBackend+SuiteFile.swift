@@ -3,32 +3,26 @@
   import Foundation
 
   /// The persistence of a `UserDefaults` suite on Linux, owned by ``UserDefaultsBackend``: the
-  /// suite's values in memory, its file saved with the layered store's machinery (atomic replace,
-  /// `flock` on `<suite>.plist.lock`, merge by file identity, recovery), and the process's
-  /// `UserDefaults` kept in step without ever calling corelibs' `synchronize()` (which rewrites the
-  /// file in place). See "UserDefaultsBackend on Linux" in Docs/Design.md.
+  /// suite's values in memory, its file read and saved by the persistence engine
+  /// (``PersistedPropertyListFile``: atomic replace, `flock` on `<suite>.plist.lock`, merge by
+  /// file identity, recovery), and the process's `UserDefaults` kept in step without ever calling
+  /// corelibs' `synchronize()` (which rewrites the file in place). See "UserDefaultsBackend on
+  /// Linux" in Docs/Design.md.
   ///
   /// Locks: `state` guards the values; `mirrorLock` orders the writes into `UserDefaults` (taken
   /// while `state` is held, released after the writes, so they reach `UserDefaults` in the order
-  /// the values changed without blocking reads); `saveLock` serializes saves within the process.
-  /// Lock order: `saveLock`, `state`, `mirrorLock`. No lock but `saveLock` is held across I/O.
-  // @unchecked Sendable: `mirror` is only accessed while `mirrorLock` is held, `recoveries` while
-  // `saveLock` is; `UserDefaults` is thread-safe; everything else is immutable or a `Locked`.
+  /// the values changed without blocking reads); the engine's save lock
+  /// (``PersistedPropertyListFile/exclusively(_:)``) serializes saves within the process. Lock
+  /// order: the save lock, `state`, `mirrorLock`. No lock but the save lock is held across I/O.
+  // @unchecked Sendable: `mirror` is only accessed while `mirrorLock` is held; `UserDefaults` is
+  // thread-safe; everything else is immutable or a `Locked`.
   final class SuiteFile: @unchecked Sendable {
     /// What a save or read changes, under `state`.
     struct State {
       /// The suite's persistent domain as this process sees it.
       var values: [String: PropertyListValue]
       /// Keys changed here and not yet saved, with the number of their latest change.
-      var dirty: [String: UInt64] = [:]
-      var changeCount: UInt64 = 0
-      /// The version of the file last read or written, held open: the suite's one open
-      /// descriptor on it (see ``FileVersion``), closed when a newer version replaces it or the
-      /// suite goes; `nil` if there was none, or its version isn't known.
-      var diskVersion: FileVersion?
-      var flushScheduled = false
-      var lastChange = DispatchTime.now()
-      var lastTemporaryFileCleanup = DispatchTime.now().uptimeNanoseconds
+      var unsaved = PersistedPropertyListFile.UnsavedChanges()
       /// The size rule every file the library saves follows (``EncodedSizeBudget``).
       var sizeBudget: EncodedSizeBudget
 
@@ -38,17 +32,12 @@
         sizeBudget.valueChanged(forKey: key, to: value)
       }
 
-      mutating func markDirty(_ key: String) {
-        changeCount &+= 1
-        dirty[key] = changeCount
-      }
-
       /// Takes in values another process saved (or a raw `UserDefaults` write), except for keys
       /// changed here and not saved; returns the keys whose values changed.
       mutating func adopt(_ contents: [String: PropertyListValue]) -> [String: PropertyListValue?] {
         var changed: [String: PropertyListValue?] = [:]
         for key in Set(contents.keys).union(values.keys)
-        where dirty[key] == nil && values[key] != contents[key] {
+        where !unsaved.contains(key) && values[key] != contents[key] {
           store(contents[key], forKey: key)
           changed[key] = .some(contents[key])
         }
@@ -89,15 +78,12 @@
     let state: Locked<State>
     private let mirrorLock = NSLock()
     private var mirror: Mirror
-    private let saveLock = NSLock()
-    /// Recoveries of a corrupt file found while `saveLock` is held, reported once it is released
-    /// (a diagnostics handler may save or reload the suite).
-    private var recoveries: [LayeredPlistStore.Recovery] = []
     /// Called with the keys whose values changed when other processes' or raw `UserDefaults`
     /// changes are taken in.
     let changesTakenIn: @Sendable (Set<String>) -> Void
 
-    static let options = LayeredPlistStore.Options(format: .binary, savesAtExit: false)
+    /// The engine that reads, recovers and saves the suite's file.
+    let persisted: PersistedPropertyListFile
 
     init(
       userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
@@ -115,21 +101,16 @@
       self.flushDelay = flushDelay
       self.changesTakenIn = changesTakenIn
       self.file = PropertyListFile(url: UserDefaultsBackend.fileURL(ofDomain: domainName))
-      let leftovers = LayeredPlistStore.tidyUpAtOpen(file)
-      var initial = LayeredPlistStore.PersistentRead()
-      do {
-        initial = try LayeredPlistStore.readPersistent(
-          file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true)
-      } catch {
-        // Unreadable for a reason other than its contents (permissions, a missing folder): start
-        // empty with no known version, so a save re-reads the file and never writes over it;
-        // that save's failure is reported.
-        initial = LayeredPlistStore.PersistentRead()
-      }
+      self.persisted = PersistedPropertyListFile(file: file, rules: .init(format: .binary))
+      let (leftovers, opened) = persisted.open()
+      // Unreadable for a reason other than its contents (permissions, a missing folder): start
+      // empty with no known version, so a save re-reads the file and never writes over it; that
+      // save's failure is reported.
+      let initial = (try? opened.get()) ?? PersistedPropertyListFile.Read()
       let budget = EncodedSizeBudget(
         format: .binary, limit: file.maximumSize, bounds: initial.sizeBounds)
       state = Locked(
-        State(values: initial.entries, diskVersion: initial.version, sizeBudget: budget))
+        State(values: initial.entries, sizeBudget: budget))
       // corelibs loads the suite at its first use and keeps that copy: what the copy holds (the
       // file as it was then, maybe older than what other processes saved since, and what this
       // process wrote into it) is no one's new write, and taking it for one saved old values
@@ -249,18 +230,14 @@
     ///   them; nothing is changed then.
     func write(_ writes: [String: PropertyListValue?]) throws(SettingsError) {
       let objects = writes.mapValues { $0.map(FoundationBridge.object(from:)) }
-      let pushes = try state.withLock {
-        state throws(SettingsError) -> [(String, PropertyListValue?, Any?)] in
+      try changingValues(markPushed: true) { state throws(SettingsError) in
         try checkSize(of: writes.map { ($0.key, $0.value) }, in: &state)
         for (key, value) in writes {
           state.store(value, forKey: key)
-          state.markDirty(key)
+          state.unsaved.mark(key)
         }
-        mirrorLock.lock()
-        return writes.map { ($0.key, $0.value, objects[$0.key] ?? nil) }
+        return ((), { _ in writes.map { ($0.key, $0.value, objects[$0.key] ?? nil) } })
       }
-      pushLocked(pushes, markPushed: true)
-      mirrorLock.unlock()
     }
 
     /// Stores checked values in memory only, for an import that writes them into `UserDefaults`
@@ -272,7 +249,7 @@
         try checkSize(of: writes.map { ($0.key, Optional($0.value)) }, in: &state)
         for (key, value) in writes {
           state.store(value, forKey: key)
-          state.markDirty(key)
+          state.unsaved.mark(key)
         }
       }
     }
@@ -295,7 +272,7 @@
     }
 
     /// Writes values into `UserDefaults`, with `mirrorLock` held.
-    private func pushLocked(_ pushes: [(String, PropertyListValue?, Any?)], markPushed: Bool) {
+    private func pushLocked(_ pushes: [Push], markPushed: Bool) {
       for (key, value, object) in pushes {
         if let object {
           userDefaults.set(object, forKey: key)
@@ -311,30 +288,55 @@
 
     /// Writes the current values of `keys` into `UserDefaults` (after an import's save).
     func pushCurrentValues(of keys: some Collection<String>) {
-      let pushes = state.withLock { state -> [(String, PropertyListValue?, Any?)] in
-        mirrorLock.lock()
-        return keys.map { key in
+      changingValues(markPushed: true) { state in
+        let pushes = keys.map { key in
           let value = state.values[key]
           return (key, value, value.map(FoundationBridge.object(from:)))
         }
+        return ((), { _ in pushes })
       }
-      pushLocked(pushes, markPushed: true)
-      mirrorLock.unlock()
     }
 
-    /// Records values taken in from other processes and writes those of keys this backend wrote
-    /// into `UserDefaults` (see ``Mirror/pushed``); state's lock must be held, and is what the
-    /// caller releases after this returns with `mirrorLock` held.
-    private func lockMirror(
-      forAdopted changed: [String: PropertyListValue?]
-    ) -> [(String, PropertyListValue?, Any?)] {
-      mirrorLock.lock()
-      return changed.compactMap { key, value in
+    /// A write into `UserDefaults`: the key, its value (`nil`: removed) and that value as an
+    /// object.
+    private typealias Push = (String, PropertyListValue?, Any?)
+
+    /// Changes the state under its lock, then writes into `UserDefaults` what `body` returns to
+    /// write: `mirrorLock` is taken before `state`'s lock is released, so that the writes reach
+    /// `UserDefaults` in the order the values changed, and released once they are done, without
+    /// blocking reads meanwhile. Both locks are taken and released here, and only here.
+    ///
+    /// - Parameters:
+    ///   - markPushed: Whether the keys written are recorded as written by the backend
+    ///     (``Mirror/pushed``).
+    ///   - body: Changes the state; returns its result and, given the mirror (under
+    ///     `mirrorLock`), the writes to make.
+    /// - Throws: What `body` throws; nothing is written then.
+    private func changingValues<Result, Failure: Error>(
+      markPushed: Bool,
+      _ body: (inout State) throws(Failure) -> (Result, (Mirror) -> [Push])
+    ) throws(Failure) -> Result {
+      let (result, pushes) = try state.withLock { state throws(Failure) in
+        let (result, pushes) = try body(&state)
+        mirrorLock.lock()
+        return (result, pushes(mirror))
+      }
+      pushLocked(pushes, markPushed: markPushed)
+      mirrorLock.unlock()
+      return result
+    }
+
+    /// The writes into `UserDefaults` of values taken in from other processes: those of keys
+    /// this backend wrote there (see ``Mirror/pushed``); `mirrorLock` is held.
+    private static func pushes(
+      forAdopted changed: [String: PropertyListValue?], in mirror: Mirror
+    ) -> [Push] {
+      changed.compactMap { key, value in
         mirror.pushed.contains(key) ? (key, value, value.map(FoundationBridge.object(from:))) : nil
       }
     }
 
-    var hasUnsavedChanges: Bool { state.withLock { !$0.dirty.isEmpty } }
+    var hasUnsavedChanges: Bool { state.withLock { !$0.unsaved.isEmpty } }
 
     /// Whether corelibs holds `left` and `right` as one value: the same stored value (NaN is
     /// NaN, ``PropertyListValue/isIdentical(to:)``), except that an integer and a real of the
@@ -388,7 +390,7 @@
           if current[key] != nil { mirror.registered[key] = nil }
           guard !Self.same(state.values[key], current[key]) else { continue }
           state.store(current[key], forKey: key)
-          state.markDirty(key)
+          state.unsaved.mark(key)
           changed.insert(key)
         }
         return changed
@@ -412,33 +414,15 @@
       }
     }
 
-    /// Runs `body` holding `saveLock`, then, with no lock held, reports the corrupt files it
-    /// recovered from and the keys it returns as changed: a diagnostics handler or an observer
-    /// may save, synchronize or update the suite.
+    /// Runs `body` within the engine's ``PersistedPropertyListFile/exclusively(_:)``, then, with
+    /// no lock held, reports the corrupt files it recovered from and the keys it returns as
+    /// changed: a diagnostics handler or an observer may save, synchronize or update the suite.
     private func underSaveLock(
       _ body: () throws(SettingsError) -> Set<String>
     ) throws(SettingsError) {
-      saveLock.lock()
-      let changed: Set<String>
-      do {
-        changed = try body()
-      } catch {
-        let found = takeRecoveries()
-        saveLock.unlock()
-        for recovery in found { recovery.report(backend: name) }
-        throw error
-      }
-      let found = takeRecoveries()
-      saveLock.unlock()
-      for recovery in found { recovery.report(backend: name) }
+      let (changed, recoveries) = try persisted.exclusively(body)
+      for recovery in recoveries { recovery.report(backend: name) }
       if !changed.isEmpty { changesTakenIn(changed) }
-    }
-
-    /// The recoveries found under `saveLock` so far, which must be held, now reported by the
-    /// caller.
-    private func takeRecoveries() -> [LayeredPlistStore.Recovery] {
-      defer { recoveries = [] }
-      return recoveries
     }
 
     /// Saves whether or not anything changed (see ``UserDefaultsBackend/save()``).
@@ -500,33 +484,19 @@
     }
 
     /// Re-reads the file if another process replaced or changed it, and takes in its values for
-    /// keys not changed here; returns the keys whose values changed. `saveLock` must be held.
+    /// keys not changed here; returns the keys whose values changed. Within the engine's
+    /// ``PersistedPropertyListFile/exclusively(_:)``.
     func reloadLocked() throws(SettingsError) -> Set<String> {
-      let target = AtomicFile.resolvedTarget(of: file.url).path
-      guard !state.withLock({ $0.diskVersion }).isCurrent(atPath: target) else {
-        return []
-      }
       // What the file held as this process last read or wrote it, written back over a corrupt
       // file at once rather than leaving none until the next save (as the layered store does).
-      let held = state.withLock { state in state.values.filter { state.dirty[$0.key] == nil } }
-      let read = try LayeredPlistStore.readPersistent(
-        file, options: Self.options, holdingLock: false, rewritesSalvagedEntries: true,
-        replacingACorruptFileWith: held)
-      if let recovery = read.recovery {
-        recoveries.append(recovery)
-        if read.entries.isEmpty {
-          state.withLock { $0.diskVersion = nil }
-          return []
-        }
+      let entries = try persisted.reloadLocked(held: {
+        state.withLock { state in state.values.filter { !state.unsaved.contains($0.key) } }
+      })
+      guard let entries else { return [] }
+      return changingValues(markPushed: false) { state in
+        let changed = state.adopt(entries)
+        return (Set(changed.keys), { Self.pushes(forAdopted: changed, in: $0) })
       }
-      let pushes = state.withLock { state in
-        state.diskVersion = read.version
-        let changed = state.adopt(read.entries)
-        return (Set(changed.keys), lockMirror(forAdopted: changed))
-      }
-      pushLocked(pushes.1, markPushed: false)
-      mirrorLock.unlock()
-      return pushes.0
     }
 
     /// Re-reads the file if another process changed it, without looking for raw `UserDefaults`
@@ -541,102 +511,46 @@
       }
     }
 
-    /// What a save found and did under the file lock.
-    private struct SaveOutcome {
-      /// The version written, held open; `nil` once the file is removed.
-      var version: FileVersion?
-      var othersContents: [String: PropertyListValue]?
-      var updatedKeys: [String] = []
-      var recovery: LayeredPlistStore.Recovery?
-    }
-
     /// Saves under the file lock, merging with the file if another process changed it, after
     /// `update` changes the merged contents and returns the keys it changed; returns the keys
-    /// whose values changed by the merge. `saveLock` must be held.
+    /// whose values changed by the merge. Within the engine's
+    /// ``PersistedPropertyListFile/exclusively(_:)``.
     private func saveLocked(
       updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
     ) throws(SettingsError) -> Set<String> {
-      let (changes, knownVersion, ownContents, cleansUp) = state.withLock { state in
-        let now = DispatchTime.now().uptimeNanoseconds
-        let cleansUp = now &- state.lastTemporaryFileCleanup > 60_000_000_000
-        if cleansUp { state.lastTemporaryFileCleanup = now }
-        return (
-          state.dirty.map { key, change in (key, state.values[key], change) },
-          state.diskVersion, state.values, cleansUp
-        )
+      let pending = state.withLock { state in
+        state.unsaved.pending(contents: state.values) { state.values[$0] }
       }
-      let target = AtomicFile.resolvedTarget(of: file.url).path
-      // In a fresh home `~/.config` may not exist yet: corelibs creates it, and so does this.
-      try AtomicFile.createMissingFolder(of: file.url)
-      let outcome = try AtomicFile.withLock(on: file.url) {
-        () throws(SettingsError) -> SaveOutcome in
-        var outcome = SaveOutcome()
-        var contents = ownContents
-        // Held open, the version known can't have its inode number reused (see `FileVersion`).
-        if !knownVersion.isCurrent(atPath: target) {
-          // Another process (or corelibs, rewriting in place) changed the file: start from it.
-          let read = try LayeredPlistStore.readPersistent(
-            file, options: Self.options, holdingLock: true, rewritesSalvagedEntries: false,
-            replacingACorruptFileWith: ownContents)
-          if let recovery = read.recovery {
-            try recovery.refuseToWriteOverAKeptFile(path: file.url.path)
-            outcome.recovery = recovery
-          }
-          contents = read.entries
-          for (key, value, _) in changes { contents[key] = value }
-          outcome.othersContents = contents
-        }
-        let updated = try update(&contents)
-        if !updated.isEmpty {
-          outcome.updatedKeys = updated
-          outcome.othersContents = contents
-        }
-        if cleansUp { AtomicFile.removeStaleTemporaryFiles(of: file.url) }
-        if contents.isEmpty, !CorruptFiles.isSymbolicLink(file.url) {
-          // As corelibs does: an empty suite has no file (`defaults delete` leaves none). A
-          // linked file is the user's and is written empty instead.
-          if POSIX.identity(ofFileAt: target) != nil {
-            POSIX.removeFile(target)
-            POSIX.synchronizeFolder(file.url.deletingLastPathComponent().path)
-          }
-        } else {
-          outcome.version = try file.writeReturningVersion(.dictionary(contents), format: .binary)
-        }
-        return outcome
-      }
-      let (changedKeys, pushes) = state.withLock { state in
+      // As corelibs does, an empty suite has no file (`defaults delete` leaves none); in a fresh
+      // home `~/.config` may not exist yet, and is created.
+      let outcome = try persisted.saveLocked(
+        pending, format: .binary, removesEmptyFile: true, createsFolder: true, updating: update)
+      return changingValues(markPushed: false) { state in
         var changed: [String: PropertyListValue?] = [:]
-        if let contents = outcome.othersContents, !outcome.updatedKeys.isEmpty {
-          var changeNumbers: [String: UInt64] = [:]
-          for (key, _, change) in changes { changeNumbers[key] = change }
-          for key in outcome.updatedKeys where state.dirty[key] == changeNumbers[key] {
-            state.dirty[key] = nil
-            if state.values[key] != contents[key] {
-              state.store(contents[key], forKey: key)
-              changed[key] = .some(contents[key])
-            }
+        for key in state.unsaved.settle(after: outcome, of: pending) {
+          let value = outcome.othersContents?[key]
+          if state.values[key] != value {
+            state.store(value, forKey: key)
+            changed[key] = .some(value)
           }
-        }
-        for (key, _, change) in changes where state.dirty[key] == change {
-          state.dirty[key] = nil
         }
         if let others = outcome.othersContents {
           changed.merge(state.adopt(others)) { $1 }
         }
-        state.diskVersion = outcome.version
-        var pushes = lockMirror(forAdopted: changed)
-        let pushed = Set(pushes.map(\.0))
-        for key in outcome.updatedKeys where !pushed.contains(key) {
-          if let value = changed[key] {
-            pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+        return (
+          Set(changed.keys),
+          { mirror in
+            var pushes = Self.pushes(forAdopted: changed, in: mirror)
+            let pushed = Set(pushes.map(\.0))
+            for key in outcome.updatedKeys where !pushed.contains(key) {
+              if let value = changed[key] {
+                pushes.append((key, value, value.map(FoundationBridge.object(from:))))
+              }
+            }
+            return pushes
           }
-        }
-        return (Set(changed.keys), pushes)
+        )
       }
-      pushLocked(pushes, markPushed: false)
-      mirrorLock.unlock()
-      if let recovery = outcome.recovery { recoveries.append(recovery) }
-      return changedKeys
     }
 
     // MARK: - Flushing
@@ -646,41 +560,15 @@
       do {
         try synchronize(takingInUserDefaults: takingInUserDefaults)
       } catch {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .saveFailed, key: nil, backend: name,
-            message: "\(error); the changes stay in memory for the next save"))
+        SettingsDiagnostics.reportSaveFailure(error, backend: name)
       }
     }
 
     /// Schedules a save `flushDelay` seconds after the last of a burst of writes.
     func scheduleFlush() {
-      let schedule = state.withLock { state in
-        state.lastChange = .now()
-        defer { state.flushScheduled = true }
-        return !state.flushScheduled
-      }
-      if schedule { scheduleFlush(after: flushDelay) }
-    }
-
-    private func scheduleFlush(after delay: Double) {
-      DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-        self?.flushFired()
-      }
-    }
-
-    private func flushFired() {
-      let remaining = state.withLock { state -> Double? in
-        let quiet =
-          Double(DispatchTime.now().uptimeNanoseconds - state.lastChange.uptimeNanoseconds) / 1e9
-        if quiet < flushDelay { return flushDelay - quiet }
-        state.flushScheduled = false
-        return nil
-      }
-      if let remaining {
-        scheduleFlush(after: remaining)
-      } else if hasUnsavedChanges {
-        flushReportingFailure(takingInUserDefaults: false)
+      persisted.scheduleDebouncedSave(interval: flushDelay) { [weak self] in
+        guard let self, self.hasUnsavedChanges else { return }
+        self.flushReportingFailure(takingInUserDefaults: false)
       }
     }
   }

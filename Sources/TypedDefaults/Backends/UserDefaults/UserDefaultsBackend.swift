@@ -263,7 +263,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #if canImport(Darwin)
       try WriteValidation.check(value, key: key)
     #else
-      _ = try LayeredPlistStore.storable(value, forKey: key, format: .binary)
+      _ = try PersistedPropertyListFile.storable(value, forKey: key, format: .binary)
       try XMLPropertyListRules.checkCharacters(value, key: key)
     #endif
   }
@@ -453,10 +453,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
         try suite.synchronize(takingInUserDefaults: true)
         return true
       } catch {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .saveFailed, key: nil, backend: name,
-            message: "\(error); the changes stay in memory for the next save"))
+        SettingsDiagnostics.reportSaveFailure(error, backend: name)
         return false
       }
     #endif

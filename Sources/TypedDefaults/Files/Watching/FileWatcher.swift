@@ -67,6 +67,9 @@ final class FileWatcher: Sendable {
   private let queue: DispatchQueue
   private let handler: @Sendable (Event) -> Void
   private let state: Locked<State>
+  // The test hooks `openWatches`, `simulatedArmingError`, `isArmed` and `isRetrying` stay in the
+  // type: they read or steer its private state and the system calls arming makes, which no seam
+  // outside it reaches without making that state internal; they cost a counter and a nil check.
   /// The number of watches the watcher holds (0 or 1; on Apple platforms each holds a
   /// descriptor), for tests.
   let openWatches = Locked(0)
@@ -75,8 +78,9 @@ final class FileWatcher: Sendable {
 
   /// Everything that changes, guarded by `state`'s lock.
   private struct State: @unchecked Sendable {
-    // @unchecked Sendable: the timer it holds is only touched under the lock, and cancelling a
-    // dispatch source is thread-safe.
+    // @unchecked Sendable: the timer it holds is created and stored under the lock; it is
+    // configured, resumed (`scheduleRetry`) and cancelled outside it, which is safe because
+    // dispatch sources are thread-safe, and the `Armed` watch is itself Sendable.
     var stopped = false
     /// The armed watch, if any.
     var source: Armed?

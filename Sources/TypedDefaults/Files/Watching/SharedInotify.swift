@@ -39,9 +39,6 @@
       var watches: [Int32: [ObjectIdentifier: Delivery]] = [:]
     }
 
-    /// Whether the instance's descriptor is open, for tests.
-    var isOpen: Bool { state.withLock { $0.descriptor >= 0 } }
-
     /// Watches a folder for a watcher.
     ///
     /// - Returns: The watch descriptor, or why the watch can't be set up.

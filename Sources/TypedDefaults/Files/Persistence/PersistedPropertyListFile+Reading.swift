@@ -1,8 +1,13 @@
 import Foundation
 
-extension LayeredPlistStore {
-  /// What reading `data.plist` gave, after any recovery from a corrupt or partly unreadable file.
-  struct PersistentRead {
+// The careful read of a persisted property-list file: recovery from a corrupt or partly
+// unreadable file (moved or kept aside, never written over), the values a file may hold (what can
+// be written back in its format and within its size limit), and the tidying up at open.
+
+extension PersistedPropertyListFile {
+  /// What a careful read of the file gave, after any recovery from a corrupt or partly unreadable
+  /// file.
+  struct Read {
     /// The entries to use: the file's, or what could be saved of them.
     var entries: [String: PropertyListValue] = [:]
     /// The file's format; `nil` if there was no file or it was empty.
@@ -18,9 +23,9 @@ extension LayeredPlistStore {
     var sizeBounds: [String: Int]?
   }
 
-  /// A corrupt or partly unreadable `data.plist` and what the store did about it.
+  /// A corrupt or partly unreadable file and what the engine did about it.
   struct Recovery {
-    /// The problem, as reported in ``LayeredPlistStore/recoveredProblems``.
+    /// The problem, as its owner records it (``LayeredPlistStore/recoveredProblems``).
     var problem: SettingsError
     /// One error per entry left out, naming its key.
     var unreadableEntries: [SettingsError]
@@ -84,8 +89,8 @@ extension LayeredPlistStore {
     }
   }
 
-  /// The format a store saves `data.plist` in: the option, else the file's own (OpenStep, which
-  /// can't be written, and a new or empty file get binary).
+  /// The format the file is saved in: the option, else the file's own (OpenStep, which can't be
+  /// written, and a new or empty file get binary).
   static func savingFormat(
     option: PropertyListFile.Format?, file: PropertyListFile.Format?
   ) -> PropertyListFile.Format {
@@ -93,7 +98,7 @@ extension LayeredPlistStore {
     return file == .xml ? .xml : .binary
   }
 
-  /// Checks a value can be stored in a store saving `format`, and returns it as it will be
+  /// Checks a value can be stored in a file saved as `format`, and returns it as it will be
   /// stored (XML's rules for an XML file).
   static func storable(
     _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format
@@ -102,36 +107,33 @@ extension LayeredPlistStore {
     return format == .xml ? try XMLPropertyListRules.normalized(value, key: key) : value
   }
 
-  /// Reads `data.plist` and, if it is corrupt or holds entries that can't be read (or can't be
-  /// written back in the store's format), recovers from it: under the file lock, and only if the
+  /// Reads the file and, if it is corrupt or holds entries that can't be read (or can't be
+  /// written back in the saving format, or within the size limit), recovers from it: under the file lock, and only if the
   /// file is still the version judged, the original is moved aside (never a file reached through
   /// a symbolic link, which is the user's and left where it is), and the entries that could be
   /// read are written back as a new `data.plist` when `rewritesSalvagedEntries`.
   ///
   /// - Parameters:
-  ///   - file: `data.plist`.
-  ///   - options: The store's options (format, key normalization, ``Options/movesCorruptFileAside``).
   ///   - holdingLock: Whether the caller already holds the file lock (a save).
   ///   - rewritesSalvagedEntries: Whether salvaged entries are written back at once.
-  ///   - held: The values the caller holds for the file (a store reloading or saving), which
+  ///   - held: The values the owner holds for the file (reloading or saving), which
   ///     take the place of a file corrupt as a whole: written back as the new `data.plist` with
   ///     `rewritesSalvagedEntries`, rather than leaving no file; `nil` at open.
-  ///   - store: The store's name, to report keys that normalize to one key; `nil` for no report.
-  ///   - isSecret: Whether a model bound to the store declared a key (as the file spells it)
+  ///   - store: The owner's name, to report keys that normalize to one key; `nil` for no report.
+  ///   - isSecret: Whether a model bound to the owner declared a key (as the file spells it)
   ///     secret: an unreadable entry of such a key is reported without the reader's reason,
   ///     which quotes the text found in place of the value.
-  /// - Throws: For a corrupt file with ``Options/movesCorruptFileAside`` off, the corruption
+  /// - Throws: For a corrupt file with ``Rules/movesCorruptFileAside`` off, the corruption
   ///   (the first unreadable entry for a partly unreadable file); ``SettingsError/Code/fileNotReadable``
   ///   for a file that keeps changing; what reading throws for other reasons.
-  static func readPersistent(
-    _ file: PropertyListFile,
-    options: Options,
+  func read(
     holdingLock: Bool,
     rewritesSalvagedEntries: Bool,
     replacingACorruptFileWith held: [String: PropertyListValue]? = nil,
     reportingClashesAs store: String? = nil,
     isSecret: (String) -> Bool = { _ in false }
-  ) throws(SettingsError) -> PersistentRead {
+  ) throws(SettingsError) -> Read {
+    let (file, rules) = (self.file, self.rules)
     let target = AtomicFile.resolvedTarget(of: file.url)
     for _ in 0..<8 {
       var entries: [String: PropertyListValue] = [:]
@@ -142,20 +144,21 @@ extension LayeredPlistStore {
       var sizeBoundsOfRest: [String: Int]?
       switch try CorruptFiles.read(file, retryInterval: 0.05, salvaging: true) {
       case .missing:
-        return PersistentRead()
+        return Read()
       case .corrupt(let error, let version):
         (problem, judged) = (error, version)
         entries = held ?? [:]
       case .read(let read, let readFormat, let unreadableEntries, let version):
         format = readFormat
         unreadable = unreadableEntries
-        entries = normalizingKeys(of: read, options: options, store: store)
+        entries = Self.normalizingKeys(
+          of: read, by: rules.keyNormalization, layer: "persistent", store: store)
         // Never keep what can't be written back: a save would fail on it for ever.
-        let saving = savingFormat(option: options.format, file: readFormat)
-        let limit = options.maximumFileSize
+        let saving = Self.savingFormat(option: rules.format, file: readFormat)
+        let limit = file.maximumSize
         for (key, value) in entries {
           do {
-            entries[key] = try storable(value, forKey: key, format: saving)
+            entries[key] = try Self.storable(value, forKey: key, format: saving)
           } catch {
             entries[key] = nil
             unreadable.append(
@@ -190,7 +193,7 @@ extension LayeredPlistStore {
           }
         }
         if unreadable.isEmpty {
-          return PersistentRead(
+          return Read(
             entries: entries, format: readFormat, version: version, sizeBounds: bounds)
         }
         sizeBoundsOfRest = bounds
@@ -208,12 +211,12 @@ extension LayeredPlistStore {
           reason: "\(unreadable.count) of its entries can't be read (\(keys)): "
             + (unreadable.first?.reason ?? ""))
       }
-      guard options.movesCorruptFileAside else { throw unreadable.first ?? problem }
+      guard rules.movesCorruptFileAside else { throw unreadable.first ?? problem }
       let carriedOn: Recovery.CarriedOn =
         held != nil && unreadable.isEmpty ? .heldValues : .readableEntries
 
       // Judge and move under the lock, and only the version judged.
-      let recover = { () throws(SettingsError) -> PersistentRead? in
+      let recover = { () throws(SettingsError) -> Read? in
         guard judged.isCurrent(atPath: target.path) else { return nil }
         let setAside: Result<URL, SettingsError>
         if CorruptFiles.isSymbolicLink(file.url) {
@@ -234,7 +237,7 @@ extension LayeredPlistStore {
         var rewrote = false
         var version: FileVersion?
         if case .success = setAside, rewritesSalvagedEntries, !entries.isEmpty {
-          let saving = savingFormat(option: options.format, file: format)
+          let saving = Self.savingFormat(option: rules.format, file: format)
           do {
             version = try file.writeReturningVersion(.dictionary(entries), format: saving)
             rewrote = true
@@ -244,14 +247,14 @@ extension LayeredPlistStore {
             POSIX.removeFile(target.path)
           }
         }
-        return PersistentRead(
+        return Read(
           entries: entries, format: format, version: version,
           recovery: Recovery(
             problem: problem, unreadableEntries: unreadable, setAside: setAside,
             rewroteSalvagedEntries: rewrote, carriedOn: carriedOn),
           sizeBounds: sizeBoundsOfRest)
       }
-      let recovered: PersistentRead?
+      let recovered: Read?
       if holdingLock {
         recovered = try recover()
       } else {
@@ -262,7 +265,7 @@ extension LayeredPlistStore {
         } catch {
           // No lock (a read-only file system, a lock file planted as a link): nothing is moved,
           // the store opens with what could be read, and saves refuse to write over the file.
-          return PersistentRead(
+          return Read(
             entries: entries, format: format, version: nil,
             recovery: Recovery(
               problem: problem, unreadableEntries: unreadable, setAside: .failure(error),
@@ -278,19 +281,18 @@ extension LayeredPlistStore {
       reason: "It kept being replaced while the store recovered from a corrupt version")
   }
 
-  /// Tidies up around `data.plist` as a store opens it, under the file lock if no other process
+  /// Tidies up around the file as its owner opens it, under the file lock if no other process
   /// holds it at the moment, and only if there is something to do: removes the temporary files
   /// of killed saves (``AtomicFile/removeStaleTemporaryFiles(of:)``), and finishes the moves aside that
   /// killed processes left half done (``CorruptFiles/finishInterruptedMovesAside(of:now:)``),
   /// which puts a hidden leftover back as `data.plist` if there is none, to be judged as the
-  /// store reads it. A process holding the lock is saving or recovering, and the files it is
+  /// owner reads it. A process holding the lock is saving or recovering, and the files it is
   /// working on are live: nothing is touched then, and a later open, or a save's cleanup of
   /// temporary files, does it.
   ///
-  /// - Parameter file: `data.plist`.
   /// - Returns: One recovery for each leftover kept aside beside a newer `data.plist`, to record
   ///   and report.
-  static func tidyUpAtOpen(_ file: PropertyListFile) -> [Recovery] {
+  func tidyUpAtOpen() -> [Recovery] {
     let target = AtomicFile.resolvedTarget(of: file.url)
     // Looked for first, so that a clean folder costs no lock (nor a lock file).
     guard
@@ -308,21 +310,27 @@ extension LayeredPlistStore {
     }
   }
 
-  /// The entries with the store's key normalization applied (on a clash, the key sorting last
-  /// wins, with a diagnostic).
+  /// The entries with a key normalization applied (on a clash, the key sorting last wins, with a
+  /// ``SettingsDiagnostic/Kind/keyCollision`` diagnostic).
+  ///
+  /// - Parameters:
+  ///   - entries: The entries as a file spells their keys.
+  ///   - normalization: The normalization; `nil` for none.
+  ///   - layer: What the entries are, for the diagnostic ("persistent", a layer's name).
+  ///   - store: The owner's name, to report a clash; `nil` for no report.
   static func normalizingKeys(
-    of entries: [String: PropertyListValue], options: Options, layer: Layer = .persistent,
-    store: String? = nil
+    of entries: [String: PropertyListValue], by normalization: (@Sendable (String) -> String)?,
+    layer: String, store: String?
   ) -> [String: PropertyListValue] {
-    guard let normalization = options.keyNormalization else { return entries }
+    guard let normalization else { return entries }
     var result: [String: PropertyListValue] = [:]
     result.reserveCapacity(entries.count)
     for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-      let normalized = normalization.normalize(key)
+      let normalized = normalization(key)
       if result.updateValue(value, forKey: normalized) != nil, let store {
         SettingsDiagnostics.report(
           SettingsDiagnostic(
-            kind: .typeMismatch, key: normalized, backend: store,
+            kind: .keyCollision, key: normalized, backend: store,
             message: "Two keys of the \(layer) layer normalize to '\(normalized)'; "
               + "the value of '\(key)' is used"))
       }
