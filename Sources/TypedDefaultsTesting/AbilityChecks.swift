@@ -73,17 +73,11 @@ enum AbilityChecks {
     let tasks = 8
     let increments = 10
     try backend.setValue(0, forKey: "counter")
-    await withTaskGroup(of: Void.self) { group in
-      for task in 0..<tasks {
-        group.addTask {
-          for index in 0..<increments {
-            _ = try? backend.update(forKey: "counter") { current throws(SettingsError) in
-              .integer(.init(Int64((current?.intValue ?? 0) + 1)))
-            }
-            try? backend.setValue(.integer(.init(Int64(index))), forKey: "other.\(task)")
-          }
-        }
+    await race(tasks: tasks, times: increments) { task, index in
+      _ = try? backend.update(forKey: "counter") { current throws(SettingsError) in
+        .integer(.init(Int64((current?.intValue ?? 0) + 1)))
       }
+      try? backend.setValue(.integer(.init(Int64(index))), forKey: "other.\(task)")
     }
     let counter = backend.value(forKey: "counter")
     context.expect(
@@ -168,16 +162,10 @@ enum AbilityChecks {
     let tasks = 8
     let moves = 10
     try backend.setValues(["from": .integer(.init(Int64(tasks * moves))), "to": 0, "moves": 0])
-    await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<tasks {
-        group.addTask {
-          for _ in 0..<moves {
-            _ = try? backend.updateValues { values throws(SettingsError) in
-              for (key, step) in [("from", -1), ("to", 1), ("moves", 1)] {
-                values[key] = .integer(.init(Int64((values[key]?.intValue ?? 0) + step)))
-              }
-            }
-          }
+    await race(tasks: tasks, times: moves) { _, _ in
+      _ = try? backend.updateValues { values throws(SettingsError) in
+        for (key, step) in [("from", -1), ("to", 1), ("moves", 1)] {
+          values[key] = .integer(.init(Int64((values[key]?.intValue ?? 0) + step)))
         }
       }
     }
@@ -294,6 +282,17 @@ enum AbilityChecks {
     context.expect(!backend.isWatching, "after stopWatching(), isWatching is true")
     backend.stopWatching()
     context.expect(!backend.isWatching, "after a second stopWatching(), isWatching is true")
+  }
+
+  /// Runs `body(task, index)` `times` times in each of `tasks` tasks running at once.
+  static func race(
+    tasks: Int, times: Int, _ body: @escaping @Sendable (_ task: Int, _ index: Int) -> Void
+  ) async {
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<tasks {
+        group.addTask { for index in 0..<times { body(task, index) } }
+      }
+    }
   }
 
   static func describe(_ value: PropertyListValue?) -> String {
