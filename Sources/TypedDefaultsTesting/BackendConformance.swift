@@ -152,6 +152,9 @@ public enum BackendConformance {
       if !condition { fail(message()) }
     }
 
+    /// Whether the check was given a `reload` closure.
+    var canReload: Bool { reloadBody != nil }
+
     func reload() throws -> any SettingsBackend {
       guard let reloadBody else { throw ConformanceError.noReload }
       return try reloadBody(backend)

@@ -5,13 +5,14 @@ import TypedDefaults
 enum ConformanceChecks {
   typealias Check = BackendConformance.Check
 
-  static let all: [Check] = [
-    writtenValuesReadBackEqual, notANumberReadsBackAsNotANumber, missingKeyReadsNil,
-    writingNilRemovesTheKey, removeValueRemovesTheKey, overwritingReplacesTheValueAndItsKind,
-    dictionaryRepresentationListsExactlyTheStoredKeys, concurrentWritersLoseNothing,
-    setValuesStoresEveryValue, everySettingTypeRoundTrips, aSettingWriteReachesObserversOnce,
-    racingSettingWritesEachReachObserversOnceInOrder, everyValueReadsTheSameAfterAReload,
-  ]
+  static let all: [Check] =
+    [
+      writtenValuesReadBackEqual, notANumberReadsBackAsNotANumber, missingKeyReadsNil,
+      writingNilRemovesTheKey, removeValueRemovesTheKey, overwritingReplacesTheValueAndItsKind,
+      dictionaryRepresentationListsExactlyTheStoredKeys, concurrentWritersLoseNothing,
+      setValuesStoresEveryValue, everySettingTypeRoundTrips, aSettingWriteReachesObserversOnce,
+      racingSettingWritesEachReachObserversOnceInOrder, everyValueReadsTheSameAfterAReload,
+    ] + AbilityChecks.all
 
   static let writtenValuesReadBackEqual = Check(
     name: "writtenValuesReadBackEqual", needsReload: false

@@ -1,4 +1,46 @@
-extension InMemoryBackend {
+extension InMemoryBackend: MultiKeyUpdatingBackend {
+  /// Changes a key's value from its current one as one step no other write can come between:
+  /// `transform` gets the key's value under the backend's lock, and its result is stored before
+  /// the lock is released.
+  ///
+  /// ```swift
+  /// try backend.update(forKey: "launchCount") { .integer(.init(($0?.intValue ?? 0) + 1)) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The key to change.
+  ///   - transform: Given the key's current value (`nil` if none), returns the new value, or
+  ///     `nil` to remove the key. Called once, holding the backend's lock: keep it short, and
+  ///     don't use the backend inside it.
+  /// - Returns: The value stored, or `nil` if the key was removed.
+  /// - Throws: What `transform` throws; what ``setValue(_:forKey:)`` throws for its result.
+  ///   Nothing changes when this throws.
+  @discardableResult
+  public func update(
+    forKey key: String,
+    _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
+  ) throws(SettingsError) -> PropertyListValue? {
+    let (stored, publishes) = try storage.withLock {
+      storage throws(SettingsError) -> (PropertyListValue?, Bool) in
+      let cell = storage.cells[key]
+      let value = try transform(cell?.value)
+      if let value { try WriteValidation.check(value, key: key) }
+      guard let cell else {
+        guard value != nil else { return (nil, false) }
+        storage.cells[key] = ValueCell(value)
+        if storage.observesAllKeys { observers.record(SettingsChange(key: key, newValue: value)) }
+        return (value, storage.observesAllKeys)
+      }
+      let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+      cell.value = value
+      cell.conversion = nil
+      if publishes { observers.record(SettingsChange(key: key, newValue: value)) }
+      return (value, publishes)
+    }
+    if publishes { observers.deliverRecorded() }
+    return stored
+  }
+
   /// Changes any number of keys as one step no other write can come between: `transform` gets
   /// every value, under the backend's lock, and every value it added, changed or removed is
   /// stored before the lock is released.

@@ -18,7 +18,14 @@
 /// A view holds no values of its own: it writes through to its base, so a write through the view
 /// and a write of the prefixed key on the base are the same write, and the base's guarantees
 /// (persistence, atomic saves, layers, observation) apply unchanged. ``setValues(_:)`` is one
-/// batch on the base (one save on a file store). Scoping a view again adds to its prefix:
+/// batch on the base (one save on a file store).
+///
+/// A view offers every ability a backend can have (``UpdatingBackend``,
+/// ``MultiKeyUpdatingBackend``, ``SavingBackend``, ``ReloadingBackend``, ``WatchingBackend``) and
+/// forwards each to its base where the base has it: ``update(forKey:_:)`` is the base's atomic
+/// update, ``save()`` saves the base. Where the base lacks one, each method says what the view
+/// does instead: an update reads, transforms and writes with nothing held between; saving,
+/// reloading and watching do nothing. Scoping a view again adds to its prefix:
 /// `store.scoped(to: "a.").scoped(to: "b.")` is `store.scoped(to: "a.b.")`. An empty prefix gives
 /// an identity view: the base's keys and values, under the view's name.
 ///
@@ -140,42 +147,6 @@ public final class ScopedBackend: SettingsBackend {
       if let own = self.key(forBaseKey: key) { result[own] = value }
     }
     return result
-  }
-
-  /// Changes a key's value from its current one as one step, where the base can: on a
-  /// ``LayeredPlistStore`` and a ``UserDefaultsBackend`` this is their `update(forKey:_:)`
-  /// (under the file lock, so no other process's save comes between); on a view of a view, its
-  /// base's; on any other base, a read, `transform`, and a write, with nothing held between them.
-  ///
-  /// - Parameters:
-  ///   - key: A key of the view.
-  ///   - transform: Given the key's current value (`nil` if none), returns the new value, or `nil`
-  ///     to remove the key. Called once; don't use the backend inside it.
-  /// - Returns: The value stored, or `nil` if the key was removed.
-  /// - Throws: What `transform` throws, and what the base's update or write throws. Nothing
-  ///   changes when this throws.
-  @discardableResult
-  public func update(
-    forKey key: String,
-    _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
-  ) throws(SettingsError) -> PropertyListValue? {
-    let baseKey = prefix + key
-    do {
-      switch base {
-      case let store as LayeredPlistStore:
-        return try store.update(forKey: baseKey, transform)
-      case let defaults as UserDefaultsBackend:
-        return try defaults.update(forKey: baseKey, transform)
-      default:
-        let value = try transform(base.value(forKey: baseKey))
-        try writingBase(CollectionOfOne(baseKey)) { () throws(SettingsError) in
-          try base.setValue(value, forKey: baseKey)
-        }
-        return value
-      }
-    } catch {
-      throw error.naming(key, insteadOf: baseKey)
-    }
   }
 
   /// Runs a write of `keys` of the base: a base outside the library doesn't publish its own

@@ -34,13 +34,37 @@
 ///   change, but reporting one is harmless. ``value(forKey:)`` must not itself report changes.
 ///   See <doc:ObservingChanges>.
 ///
+/// ## Abilities
+///
+/// What only some backends can do is a protocol refining this one, which a backend adopts when
+/// it can, and which the library looks for, never for a concrete type:
+///
+/// - ``UpdatingBackend``: `update(forKey:_:)`, one key changed from its current value as one
+///   step (a counter several processes increment).
+/// - ``MultiKeyUpdatingBackend``: `updateValues(_:)`, several keys as one step; each migration
+///   step runs as one (``SettingsMigrations/run(on:)``).
+/// - ``SavingBackend``: `save()`; an import saves once its values are in
+///   (``SettingsContainer/importValues(_:options:)``).
+/// - ``ReloadingBackend``: `reload()`, taking in what other processes saved.
+/// - ``WatchingBackend``: `startWatching()`, taking in their changes as they happen.
+/// - ``RegistrationDomainBackend``: defaults that code reading the store directly sees
+///   (``SettingsContainer/registerDefaults()``).
+///
+/// ``LayeredPlistStore`` adopts the first five, ``UserDefaultsBackend`` all but
+/// ``SavingBackend`` (it saves by its own flush), ``InMemoryBackend`` the two updates, and a
+/// ``ScopedBackend`` view the first five, forwarding each to its base where the base has it.
+///
 /// ## Writing your own
 ///
 /// A backend is a class: it is a store that settings and models share, and a class reference is
 /// the cheapest thing to hold and call on every read. A class that keeps its state behind a lock,
-/// as ``InMemoryBackend`` does, meets the contract.
+/// as ``InMemoryBackend`` does, meets the contract. Adopt the abilities your storage can honour:
+/// each protocol's "Writing your own" says how, and what the library then does with it (a
+/// backend adopting ``MultiKeyUpdatingBackend`` gets atomic migrations; one adopting
+/// ``SavingBackend`` is saved after an import).
 /// Run the contract's checks against it from your tests with the `TypedDefaultsTesting` product
-/// (`await BackendConformance.run { MyBackend() }`; see <doc:TestingWithTypedDefaults>).
+/// (`await BackendConformance.run { MyBackend() }`; see <doc:TestingWithTypedDefaults>): the
+/// checks of each ability run when the backend adopts it.
 public protocol SettingsBackend: AnyObject, Sendable {
   /// A short human-readable name for diagnostics and errors, such as
   /// `UserDefaults(suite: com.example.player)` or `LayeredPlistStore(/…/data.plist)`.

@@ -40,7 +40,7 @@ final class BackendBinding: @unchecked Sendable {
 
   init(_ backend: any SettingsBackend) {
     self.backend = backend
-    if let view = backend as? ScopedBackend {
+    if let view = backend as? any BackendView {
       target = view.base
       targetPrefix = view.prefix
     } else {

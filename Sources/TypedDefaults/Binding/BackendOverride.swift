@@ -60,7 +60,7 @@ package enum BackendOverride {
   static func seen(
     through own: (any SettingsBackend)?, _ override: any SettingsBackend
   ) -> any SettingsBackend {
-    guard let view = own as? ScopedBackend else { return override }
+    guard let view = own as? any BackendView else { return override }
     return override.scoped(to: view.prefix)
   }
 

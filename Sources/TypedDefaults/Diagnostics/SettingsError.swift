@@ -43,6 +43,12 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A standard folder can't be used: something else is in its place, or it can't be created
     /// or written.
     public static let directoryNotUsable = Code(rawValue: "directoryNotUsable")
+    /// A migration step failed, or the recorded schema version can't be read
+    /// (``SettingsMigrations/run(on:)``).
+    public static let migrationFailed = Code(rawValue: "migrationFailed")
+    /// An import was refused: values of the wrong type, or unknown keys when they are refused
+    /// (``SettingsContainer/importValues(_:options:)``). Nothing was written.
+    public static let importRejected = Code(rawValue: "importRejected")
 
     /// The code's identifier.
     public var description: String { rawValue }

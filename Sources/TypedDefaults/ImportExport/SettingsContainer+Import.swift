@@ -42,8 +42,10 @@ extension SettingsContainer {
   ///    `'volume': expected Int, found String`. A value that reads is stored as its setting
   ///    stores it: `"yes"` imported into a `Bool` setting is stored as `true`.
   /// 3. The values are written with one ``SettingsBackend/setValues(_:)`` per backend (normally
-  ///    one: the model's), all or nothing; a ``LayeredPlistStore`` is then saved once. Settings
-  ///    the import doesn't mention keep their values.
+  ///    one: the model's), all or nothing; a backend that saves when asked (``SavingBackend``:
+  ///    a ``LayeredPlistStore``, a view of one, or one you write) is then saved once, so the
+  ///    import is in storage when this returns. (A ``UserDefaultsBackend`` saves by its own
+  ///    flush, as after any write.) Settings the import doesn't mention keep their values.
   ///
   /// Unknown keys are never written; unless `options` refuses them they are listed in the
   /// result. Errors never show the imported values, only their types.
@@ -55,9 +57,8 @@ extension SettingsContainer {
   /// - Throws: ``SettingsError/Code/importRejected`` listing every wrong-typed value (key,
   ///   expected type, found type) and, if refused, every unknown key; nothing is written then.
   ///   What a migration step throws (``SettingsError/Code/migrationFailed``). What the backend's
-  ///   ``SettingsBackend/setValues(_:)`` throws (nothing is written then), or
-  ///   ``LayeredPlistStore/save()`` (the values are written, and stay unsaved for a later
-  ///   save).
+  ///   ``SettingsBackend/setValues(_:)`` throws (nothing is written then), or its
+  ///   ``SavingBackend/save()`` (the values are written, and stay unsaved for a later save).
   @discardableResult
   public func importValues(
     _ values: [String: PropertyListValue],
@@ -147,10 +148,8 @@ extension SettingsContainer {
       try ObservationCenter.writing(batch.keys, to: backend) { () throws(SettingsError) in
         try backend.setValues(batch)
       }
-      // Through a view too: its base is the store that saves.
-      if let store = ((backend as? ScopedBackend)?.base ?? backend) as? LayeredPlistStore {
-        try store.save()
-      }
+      // A backend that saves (a file store, a view of one, one of yours) is saved once.
+      if let saving = backend as? any SavingBackend { try saving.save() }
       written += batch.keys
     }
     return SettingsImportResult(

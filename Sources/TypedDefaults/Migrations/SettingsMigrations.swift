@@ -42,10 +42,11 @@ public struct SettingsMigrations: Sendable {
 
   /// Runs the steps the backend hasn't had yet, in order, each recorded as it completes.
   ///
-  /// Each step runs as one atomic update of the backend
-  /// (``LayeredPlistStore/updateValues(_:)``, ``UserDefaultsBackend/updateValues(_:)``,
-  /// ``InMemoryBackend/updateValues(_:)``) that reads the version, applies the step only if the
-  /// version is still below it, and stores the step's changes together with the new version. So:
+  /// Each step runs as one atomic update of the backend, its
+  /// ``MultiKeyUpdatingBackend/updateValues(_:)`` (the library's backends, a ``ScopedBackend``
+  /// view of one, and any backend you write that adopts it), which reads the version, applies the
+  /// step only if the version is still below it, and stores the step's changes together with the
+  /// new version. So:
   ///
   /// - Running again is a no-op: a backend at ``currentVersion`` (or later) is not touched.
   /// - A step that throws stops the run; the earlier steps stay applied and recorded, the
@@ -57,7 +58,10 @@ public struct SettingsMigrations: Sendable {
   /// - A version above ``currentVersion`` (written by a newer version of the app) is left as it
   ///   is, and no step runs.
   ///
-  /// On a ``LayeredPlistStore`` each applied step saves `data.plist`.
+  /// On a ``LayeredPlistStore`` each applied step saves `data.plist` (its update saves). On a
+  /// backend that doesn't adopt ``MultiKeyUpdatingBackend``, a step reads the values, applies
+  /// the step and writes the differences, with nothing held between: run migrations there from
+  /// one thread of one process.
   ///
   /// - Parameter backend: The backend to migrate.
   /// - Returns: What the run did.
@@ -96,28 +100,22 @@ public struct SettingsMigrations: Sendable {
     return Outcome(previousVersion: previous ?? known, version: reached, appliedSteps: applied)
   }
 
-  /// Reports each key a step renamed that a ``LayeredPlistStore``'s delivered or bundled layer
-  /// still holds under its old name only: no step changes a read-only file, so its value is no
-  /// longer read (the setting reads the new key), and the file needs the rename.
+  /// Reports each key a step renamed that a read-only layer (``HasReadOnlyLayers``: a
+  /// ``LayeredPlistStore``'s delivered or bundled file) still holds under its old name only: no
+  /// step changes a read-only file, so its value is no longer read (the setting reads the new
+  /// key), and the file needs the rename.
   private func reportRenamesInReadOnlyLayers(
     of step: SettingsMigration, number: Int, on backend: any SettingsBackend
   ) {
-    let (target, prefix) =
-      if let view = backend as? ScopedBackend { (view.base, view.prefix) } else { (backend, "") }
-    guard let store = target as? LayeredPlistStore else { return }
+    let (target, prefix) = backend.baseAndPrefix
+    guard let layered = target as? any HasReadOnlyLayers else { return }
     for (old, new) in step.renamedKeys {
-      for (layer, file) in [
-        (LayeredPlistStore.Layer.delivered, store.deliveredFile),
-        (.bundled, store.bundledFile),
-      ] {
-        guard let file, store.value(forKey: prefix + old, in: layer) != nil,
-          store.value(forKey: prefix + new, in: layer) == nil
-        else { continue }
+      for (layer, path) in layered.readOnlyLayers(holding: prefix + old, without: prefix + new) {
         SettingsDiagnostics.report(
           SettingsDiagnostic(
-            kind: .readOnlyKeyNotMigrated, key: prefix + old, backend: store.name,
+            kind: .readOnlyKeyNotMigrated, key: prefix + old, backend: layered.name,
             message: "Step \(number) of \(steps.count) (\(step)) can't change the \(layer) file "
-              + "'\(file.url.path)', which is read-only: its value for '\(prefix + old)' is no "
+              + "'\(path)', which is read-only: its value for '\(prefix + old)' is no "
               + "longer read, since the setting reads '\(prefix + new)'; rename the key in that "
               + "file"))
       }
@@ -172,13 +170,4 @@ extension SettingsDiagnostic.Kind {
   /// (``SettingsMigrations/run(on:)``). Reported when the step runs.
   public static let readOnlyKeyNotMigrated = SettingsDiagnostic.Kind(
     rawValue: "readOnlyKeyNotMigrated")
-}
-
-extension SettingsError.Code {
-  /// A migration step failed, or the recorded schema version can't be read
-  /// (``SettingsMigrations/run(on:)``).
-  public static let migrationFailed = SettingsError.Code(rawValue: "migrationFailed")
-  /// An import was refused: values of the wrong type, or unknown keys when they are refused
-  /// (``SettingsContainer/importValues(_:options:)``). Nothing was written.
-  public static let importRejected = SettingsError.Code(rawValue: "importRejected")
 }

@@ -23,7 +23,7 @@ extension SettingsContainer {
     var registered = false
     for group in settingsByBackend {
       // A view registers in its base's domain, under the base's keys.
-      let view = group.backend as? ScopedBackend
+      let view = group.backend as? any BackendView
       guard let backend = (view?.base ?? group.backend) as? any RegistrationDomainBackend else {
         continue
       }

@@ -66,7 +66,7 @@ enum ObservationCenter {
     _ keys: some Collection<String>, to backend: any SettingsBackend,
     _ write: () throws(Failure) -> Void
   ) throws(Failure) {
-    if backend is any PublishesOwnChanges || backend is ScopedBackend { return try write() }
+    if backend is any PublishesOwnChanges { return try write() }
     if let registry = existingRegistry(for: backend) {
       return try registry.recordingWrite(keys, of: backend, write)
     }

@@ -145,7 +145,7 @@ extension SettingsBackend {
   ///
   /// - Parameter keys: The keys whose value may have changed, as the backend stores them.
   public func reportChanges(forKeys keys: some Sequence<String>) {
-    if let view = self as? ScopedBackend {
+    if let view = self as? any BackendView {
       return view.base.reportChanges(forKeys: keys.map(view.baseKey(forKey:)))
     }
     ObservationCenter.report(keys, of: self)
@@ -153,9 +153,10 @@ extension SettingsBackend {
 
   // MARK: - Internals
 
-  /// The key observers of `key` are registered under: normalized on a store that normalizes.
+  /// The key observers of `key` are registered under: normalized on a store that normalizes
+  /// (``NormalizesKeys``).
   func observationKey(_ key: String) -> String {
-    (self as? LayeredPlistStore)?.normalizedKey(key) ?? key
+    (self as? any NormalizesKeys)?.normalizedKey(key) ?? key
   }
 
   /// Registers an observer of `keys` (`nil`: all keys).
@@ -168,7 +169,7 @@ extension SettingsBackend {
     retaining: Bool = true,
     _ handler: @escaping @Sendable (SettingsChange) -> Void
   ) -> ObservationToken {
-    if let view = self as? ScopedBackend {
+    if let view = self as? any BackendView {
       return view.observeThroughBase(
         registering: keys, initial: initial, retaining: retaining, handler)
     }

@@ -165,20 +165,12 @@ enum SettingsValidation {
       + "keys\(example); end it with '.', as in '\(prefix).'"
   }
 
-  /// Why `backend` can't store `key`, or `nil` if it can.
+  /// Why `backend` can't store `key`, or `nil` if it can: no backend stores an empty key, and a
+  /// backend whose storage refuses some keys says which (``RestrictsKeys``).
   static func problem(storing key: String, in backend: any SettingsBackend) -> String? {
     if key.isEmpty { return "a key can't be empty" }
     do {
-      switch backend {
-      case let store as LayeredPlistStore where store.persistentFormat == .xml:
-        _ = try XMLPropertyListRules.normalized(true, key: key)
-      case is UserDefaultsBackend:
-        #if !canImport(Darwin)
-          try XMLPropertyListRules.checkCharacters(true, key: key)
-        #endif
-      default:
-        break
-      }
+      try (backend as? any RestrictsKeys)?.checkStorable(key: key)
     } catch {
       return error.reason
     }

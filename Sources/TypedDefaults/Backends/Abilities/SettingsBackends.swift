@@ -1,0 +1,82 @@
+/// Updates of one key or of several on any backend, as the library makes them: through the
+/// backend's own ability where it has one (``UpdatingBackend``, ``MultiKeyUpdatingBackend``),
+/// otherwise by a read, a transform and a write, and reported to the backend's observers either
+/// way.
+enum SettingsBackends {
+  /// Changes a key of `backend` from its current value: with the backend's
+  /// ``UpdatingBackend/update(forKey:_:)`` where it has one (one step, as the backend documents);
+  /// otherwise a read, `transform` and a write, with nothing held between them. Reported to the
+  /// key's observers once (``ObservationCenter/writing(_:to:_:)``).
+  static func update(
+    of backend: any SettingsBackend,
+    forKey key: String,
+    _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
+  ) throws(SettingsError) -> PropertyListValue? {
+    var stored: PropertyListValue?
+    try ObservationCenter.writing(CollectionOfOne(key), to: backend) {
+      () throws(SettingsError) in
+      if let updating = backend as? any UpdatingBackend {
+        stored = try updating.update(forKey: key, transform)
+      } else {
+        stored = try transform(backend.value(forKey: key))
+        try backend.setValue(stored, forKey: key)
+      }
+    }
+    return stored
+  }
+
+  /// Changes several keys of `backend` as one step where the backend offers one
+  /// (``MultiKeyUpdatingBackend/updateValues(_:)``); on another backend, reads its values,
+  /// transforms them and writes the differences with no lock around the whole. Each key
+  /// `transform` changed is reported to its observers once, with the value the update left.
+  static func updateValues<Result>(
+    of backend: any SettingsBackend,
+    _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result {
+    guard let atomic = backend as? any MultiKeyUpdatingBackend else {
+      return try updateValuesWithoutLock(of: backend, transform)
+    }
+    if backend is any PublishesOwnChanges { return try atomic.updateValues(transform) }
+    // A backend written outside the library doesn't tell its observers, and the keys are known
+    // only once `transform` ran: they are reported before the write ends, holding the observers'
+    // ordering lock taken around it, so each is recorded with the value the update left before
+    // a racing write can replace it (as `UserDefaultsBackend.updateValues` does on Linux).
+    var result: Result?
+    try ObservationCenter.writing(EmptyCollection<String>(), to: backend) {
+      () throws(SettingsError) in
+      var changed: [String] = []
+      result = try atomic.updateValues { values throws(SettingsError) -> Result in
+        let before = values
+        let result = try transform(&values)
+        changed = Set(before.keys).union(values.keys).filter { before[$0] != values[$0] }.sorted()
+        return result
+      }
+      ObservationCenter.report(changed, of: backend)
+    }
+    guard let result else { preconditionFailure("writing(_:to:_:) runs its write") }
+    return result
+  }
+
+  /// Reads every value, transforms them, and writes what changed: values as one
+  /// ``SettingsBackend/setValues(_:)`` batch, then removals. Not atomic with other writers.
+  static func updateValuesWithoutLock<Result>(
+    of backend: any SettingsBackend,
+    _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result {
+    let before = backend.dictionaryRepresentation()
+    var values = before
+    let result = try transform(&values)
+    var written: [String: PropertyListValue] = [:]
+    var removed: [String] = []
+    for key in Set(before.keys).union(values.keys) where before[key] != values[key] {
+      if let value = values[key] { written[key] = value } else { removed.append(key) }
+    }
+    // A backend written outside the library doesn't tell its observers; the library does.
+    try ObservationCenter.writing(Array(written.keys) + removed, to: backend) {
+      () throws(SettingsError) in
+      if !written.isEmpty { try backend.setValues(written) }
+      for key in removed.sorted() { backend.removeValue(forKey: key) }
+    }
+    return result
+  }
+}
