@@ -76,9 +76,9 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     // The test targets' shared helpers (temporary folders and suites, child processes, backend
-    // factories, fuzz inputs, the campaign tags): not a product. It imports Swift Testing and uses
-    // `@testable import TypedDefaults`, so it builds only where testing is enabled (debug builds,
-    // `swift test`); in release, build a product: `swift build -c release --product settings`.
+    // factories, fuzz inputs, the campaign tags): not a product. It imports Swift Testing and sees
+    // the library through `package` access only (no `@testable import`), so `swift build -c release`
+    // of the whole package builds it too.
     .target(
       name: "TypedDefaultsTestSupport",
       dependencies: ["TypedDefaults", "TypedDefaultsTesting"],

@@ -46,33 +46,33 @@ enum ConformanceSamples {
 }
 
 /// An object the conformance model stores as a keyed archive.
-final class ArchivedSample: NSObject, NSSecureCoding, Sendable {
-  static var supportsSecureCoding: Bool { true }
-  let name: String
-  let count: Int
+package final class ArchivedSample: NSObject, NSSecureCoding, Sendable {
+  package static var supportsSecureCoding: Bool { true }
+  package let name: String
+  package let count: Int
 
-  init(name: String, count: Int) {
+  package init(name: String, count: Int) {
     self.name = name
     self.count = count
   }
 
-  func encode(with coder: NSCoder) {
+  package func encode(with coder: NSCoder) {
     coder.encode(name as NSString, forKey: "name")
     coder.encode(count, forKey: "count")
   }
 
-  init?(coder: NSCoder) {
+  package init?(coder: NSCoder) {
     guard let name = coder.decodeObject(of: NSString.self, forKey: "name") else { return nil }
     self.name = name as String
     self.count = coder.decodeInteger(forKey: "count")
   }
 
-  override func isEqual(_ object: Any?) -> Bool {
+  override package func isEqual(_ object: Any?) -> Bool {
     guard let other = object as? ArchivedSample else { return false }
     return name == other.name && count == other.count
   }
 
-  override var hash: Int { name.hashValue ^ count }
+  override package var hash: Int { name.hashValue ^ count }
 }
 
 /// A setting of each kind of type, at extremes, for the round-trip checks.

@@ -1,7 +1,7 @@
 import Foundation
 
-@testable import TypedDefaults
-@testable import TypedDefaultsTesting
+import TypedDefaults
+import TypedDefaultsTesting
 
 /// A string-backed enum setting type.
 package enum Quality: String, SettingValue, CaseIterable {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TypedDefaults
+import TypedDefaults
 
 /// A kind of backend the conformance tests run against, with a fresh, isolated instance per test.
 package struct BackendFactory: Sendable, CustomTestStringConvertible {

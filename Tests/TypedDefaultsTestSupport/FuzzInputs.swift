@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import TypedDefaults
+import TypedDefaults
 
 /// The mutations ``Fuzzer`` applies to a seed's bytes.
 package enum Mutations {

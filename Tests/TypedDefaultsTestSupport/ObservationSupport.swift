@@ -1,7 +1,6 @@
 import Foundation
 import Testing
-
-@testable import TypedDefaults
+import TypedDefaults
 
 /// A backend written the way a user of the library would: a locked dictionary, with no
 /// observation support of its own.
@@ -67,28 +66,6 @@ package final class Received<Element: Sendable>: Sendable {
   package func append(_ element: Element) {
     elements.withLock { $0.append(element) }
   }
-}
-
-/// Writes through the library on any backend: the backend's own call on the library's backends,
-/// and, on one written outside the library, the call followed by the report the library's
-/// settings make (``SettingsBackend/reportChanges(forKeys:)``), so that every backend can be
-/// written to the same way.
-package func write(
-  _ value: PropertyListValue?, _ key: String, to backend: any SettingsBackend
-) throws {
-  try backend.setValue(value, forKey: key)
-  if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: [key]) }
-}
-
-/// Removes a key through the library on any backend (see ``write(_:_:to:)``).
-package func remove(_ key: String, from backend: any SettingsBackend) {
-  backend.removeValue(forKey: key)
-  if !(backend is any PublishesOwnChanges) { backend.reportChanges(forKeys: [key]) }
-}
-
-/// The number of observers registered on a backend.
-package func observerCount(_ backend: any SettingsBackend) -> Int {
-  ObservationCenter.existingRegistry(for: backend)?.observerCount ?? 0
 }
 
 /// Polls `condition` every 2 ms for up to 10 seconds, for work another thread or process does;

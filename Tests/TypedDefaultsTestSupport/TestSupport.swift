@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TypedDefaults
+import TypedDefaults
 
 // MARK: - Locations
 

@@ -11,12 +11,12 @@ import Foundation
 /// that reaching it inside the lock costs no dynamic exclusivity check (the lock already
 /// guarantees exclusive access).
 @usableFromInline
-final class Locked<State> {
+package final class Locked<State> {
   @usableFromInline let lock = NSLock()
   @usableFromInline let state: UnsafeMutablePointer<State>
 
   @usableFromInline
-  init(_ state: State) {
+  package init(_ state: State) {
     self.state = .allocate(capacity: 1)
     self.state.initialize(to: state)
   }
@@ -28,7 +28,7 @@ final class Locked<State> {
 
   /// Runs `body` with exclusive access to the state.
   @inlinable
-  func withLock<Result, Failure: Error>(
+  package func withLock<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     lock.lock()
