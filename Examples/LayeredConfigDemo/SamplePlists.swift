@@ -1,8 +1,9 @@
 /// The embedded sample files the demo writes into its data directory on every run, standing in for
 /// files a real app ships.
 enum SamplePlists {
-  /// The app bundle's `Info.plist`: the bundled layer, read-only, lowest priority. Shaped like a
-  /// real iOS app's, plus the app's own configuration keys.
+  /// The app bundle's `Info.plist`: the bundled layer, read-only, lowest priority.
+  ///
+  /// Shaped like a real iOS app's, plus the app's own configuration keys.
   static let infoPlist = """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -57,8 +58,9 @@ enum SamplePlists {
     </plist>
     """
 
-  /// `JF-info.plist`: the configuration a deployment delivers with the app. The delivered layer:
-  /// read-only, overrides `Info.plist`.
+  /// `JF-info.plist`: the configuration a deployment delivers with the app.
+  ///
+  /// The delivered layer: read-only, overrides `Info.plist`.
   static let deliveredPlist = """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

@@ -14,10 +14,12 @@ public enum Quality: String, SettingValue, Sendable {
   case low
 }
 
-/// PlayerKit's settings. The host app creates them on its own backend (a `UserDefaults` suite, a
-/// `LayeredPlistStore`, anything), alongside its own settings: every key PlayerKit stores starts
-/// with `com.example.playerkit.`, so it can't collide with the host's keys, and ``resetAll()``
-/// resets PlayerKit's settings and nothing else.
+/// PlayerKit's settings.
+///
+/// The host app creates them on its own backend (a `UserDefaults` suite, a `LayeredPlistStore`,
+/// anything), alongside its own settings: every key PlayerKit stores starts with
+/// `com.example.playerkit.`, so it can't collide with the host's keys, and ``resetAll()`` resets
+/// PlayerKit's settings and nothing else.
 ///
 /// | Key | Type | Default |
 /// |---|---|---|

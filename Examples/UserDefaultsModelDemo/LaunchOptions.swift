@@ -21,7 +21,9 @@ struct LaunchOptions: Sendable {
       --help        show this help
     """
 
-  /// The options of this process. `VideoPlayerSettings.shared` is created from them.
+  /// The options of this process.
+  ///
+  /// `VideoPlayerSettings.shared` is created from them.
   static let current = LaunchOptions(Array(CommandLine.arguments.dropFirst()))
 
   var suiteName = "com.example.videoplayer"

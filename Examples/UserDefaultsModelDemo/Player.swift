@@ -2,9 +2,11 @@ import Foundation
 import TypedDefaults
 
 /// The `--watch` mode: a long-running "player" that reacts when another process changes its
-/// settings. It plays while `allowsCellularPlayback` is on, and the moment another process turns
-/// the switch off (`settings write --store defaults <suite> allowsCellularPlayback -bool false`
-/// in another shell), it stops playback and exits. A volume change is applied as it arrives.
+/// settings.
+///
+/// It plays while `allowsCellularPlayback` is on, and the moment another process turns the switch
+/// off (`settings write --store defaults <suite> allowsCellularPlayback -bool false` in another
+/// shell), it stops playback and exits. A volume change is applied as it arrives.
 ///
 /// On Linux the suite's file is watched (``UserDefaultsBackend/startWatching()``), so a change
 /// saved by any other process reaches the callbacks below within tens of milliseconds.

@@ -1,8 +1,9 @@
 import Foundation
 import TypedDefaults
 
-/// The video quality the player asks for. Stored as its raw string: the conformance to
-/// `SettingValue` is all it takes.
+/// The video quality the player asks for.
+///
+/// Stored as its raw string: the conformance to `SettingValue` is all it takes.
 enum VideoQuality: String, SettingValue {
   case auto
   case sd = "480p"

@@ -3,7 +3,9 @@ import TypedDefaults
 
 extension BackendConformance {
   /// Values covering every property-list kind, with extremes and nesting, by key: what the
-  /// checks write. Use them in your own tests of a backend.
+  /// checks write.
+  ///
+  /// Use them in your own tests of a backend.
   public static var sampleValues: [String: PropertyListValue] { ConformanceSamples.values }
 }
 

@@ -33,6 +33,9 @@ struct Arguments {
   /// Takes the next argument, which must be there.
   ///
   /// - Parameter name: What it is, for the message when it's missing: `key`.
+  /// - Returns: The argument.
+  /// - Throws: A usage ``Failure`` naming `name` and the verb's synopsis when no argument is
+  ///   left.
   mutating func required(_ name: String) throws(Failure) -> String {
     guard let argument = remaining.popFirst() else {
       throw Failure.usage("\(verb): missing \(name); usage: settings \(synopsis)")

@@ -16,7 +16,9 @@ enum CivilDate {
       + "\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2)) +0000"
   }
 
-  /// Parses the forms `-date` accepts:
+  /// Parses a date in any of the forms `-date` accepts.
+  ///
+  /// The forms:
   ///
   /// - `defaults`' own output: `2026-11-30 15:32:33 +0000` (any `±HHMM` offset);
   /// - ISO 8601: `2026-11-30T15:32:33Z`, `2026-11-30T15:32:33.250+01:00`, `…T15:32` (UTC when no

@@ -181,7 +181,9 @@ struct Domain {
   }
 
   /// Whether `name`, typed as a domain, names the suite `name`: not a path, not an option, not
-  /// empty or only whitespace. `domains` lists only the suites this holds for.
+  /// empty or only whitespace.
+  ///
+  /// `domains` lists only the suites this holds for.
   static func isSuiteName(_ name: String) -> Bool {
     !name.allSatisfy(\.isWhitespace) && !name.hasPrefix("-") && !looksLikePath(name)
   }

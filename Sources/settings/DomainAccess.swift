@@ -110,8 +110,9 @@ extension Domain {
   }
 
   /// Creates the folder of a layered store named by an app's identifier (`--store layered`), as
-  /// the app's `StandardLocation.data.directory(for:)` would: readable by its owner only. A
-  /// folder named by a path must exist already.
+  /// the app's `StandardLocation.data.directory(for:)` would: readable by its owner only.
+  ///
+  /// A folder named by a path must exist already.
   private static func createStoreFolder(_ folder: URL) throws(Failure) {
     guard !FileManager.default.fileExists(atPath: folder.path),
       folder.deletingLastPathComponent().standardizedFileURL.path

@@ -66,9 +66,10 @@ struct Failure: Error {
     }
   }
 
-  /// Runs a library call, turning its ``SettingsError`` into a ``Failure``. CoreFoundation's own
-  /// logging of parse errors is silenced meanwhile (see ``withStandardErrorSilenced(_:)``): the
-  /// error is reported anyway, as one line.
+  /// Runs a library call, turning its ``SettingsError`` into a ``Failure``.
+  ///
+  /// CoreFoundation's own logging of parse errors is silenced meanwhile (see
+  /// ``withStandardErrorSilenced(_:)``): the error is reported anyway, as one line.
   static func fromLibrary<Result>(
     _ body: () throws(SettingsError) -> Result
   ) throws(Failure) -> Result {

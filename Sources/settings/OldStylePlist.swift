@@ -56,7 +56,10 @@ enum OldStylePlist {
   /// A value's name as `defaults read-type` prints it: `string`, `integer`, `float`, `boolean`,
   /// `date`, `data`, `array`, `dictionary`.
   ///
-  /// - Parameter article: Whether to put `a` or `an` in front (`data` has none).
+  /// - Parameters:
+  ///   - value: The value to name.
+  ///   - article: Whether to put `a` or `an` in front (`data` has none).
+  /// - Returns: The name, with its article when `article` is set.
   static func typeName(_ value: PropertyListValue, article: Bool = false) -> String {
     guard !article else {
       switch value {

@@ -8,8 +8,10 @@ import Foundation
   import Darwin
 #endif
 
-/// The tool's two output streams. Standard output gets results; standard error gets one line per
-/// error or warning, each starting with `settings:`.
+/// The tool's two output streams.
+///
+/// Standard output gets results; standard error gets one line per error or warning, each starting
+/// with `settings:`.
 ///
 /// Both are written with `write(2)` loops, never with `FileHandle.write(_:)`, which traps when the
 /// write fails (`settings read dom > /dev/full`, a closed descriptor).
@@ -44,6 +46,7 @@ enum Output {
   /// The text with every control character (U+0000–U+001F, U+007F–U+009F), the line and
   /// paragraph separators (U+2028, U+2029) and the bidirectional-text controls (U+200E, U+200F,
   /// U+202A–U+202E, U+2066–U+2069) written as `\u{…}`, in uppercase hex: `\u{1B}`.
+  ///
   /// With `keepingLinesAndTabs`, line feeds and tabs stay as they are (a multi-line value
   /// prints on several lines), while escape sequences still can't reach the terminal.
   static func escapingControlCharacters(
@@ -67,6 +70,7 @@ enum Output {
   /// Standard error as it was when the tool started, a copy of its descriptor: messages written
   /// here get out even while file reading silences descriptor 2 (see
   /// ``withStandardErrorSilenced(_:)``), so a library diagnostic reported meanwhile isn't lost.
+  ///
   /// `main` opens it before anything is read. The copy is numbered 3 or above, so it never takes
   /// the place of a closed standard output.
   static let standardError: Int32 = {

@@ -5,12 +5,15 @@ import TypedDefaults
 /// written with the library's own reader and writer.
 enum PlistBytes {
   /// Decodes property-list bytes in any format Foundation reads (XML, binary, OpenStep), with the
-  /// library's reader and its defences against hostile input. CoreFoundation logs some parse
-  /// errors on standard error itself; that is silenced, since the error is reported anyway.
+  /// library's reader and its defences against hostile input.
+  ///
+  /// CoreFoundation logs some parse errors on standard error itself; that is silenced, since the
+  /// error is reported anyway.
   ///
   /// - Parameters:
   ///   - data: The bytes.
   ///   - source: What to call them in errors, such as `<stdin>`.
+  /// - Returns: The root value.
   /// - Throws: The library's ``SettingsError`` (``SettingsError/Code/corruptFile`` and others),
   ///   naming `source`.
   static func decode(_ data: Data, source: String) throws(SettingsError) -> PropertyListValue {

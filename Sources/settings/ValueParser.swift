@@ -11,7 +11,9 @@ enum WriteAction: Equatable {
   case dictionaryAdd([String: PropertyListValue])
 }
 
-/// Parses `write`'s value arguments, as `defaults` takes them:
+/// Parses `write`'s value arguments, as `defaults` takes them.
+///
+/// The forms:
 ///
 /// ```
 /// value                     an old-style plist literal ('(a, b)', '{k = v;}', '<0fa1>'), else
@@ -69,6 +71,7 @@ enum ValueParser {
   /// - Parameters:
   ///   - arguments: The arguments after the key.
   ///   - key: The key, for the message when a literal's value can't be stored.
+  /// - Returns: What `write` does to the key.
   /// - Throws: A usage ``Failure`` naming the flag and the value that's wrong; a ``Failure``
   ///   (exit status 1) for an old-style literal whose value can't be stored.
   static func parse(
@@ -183,15 +186,22 @@ enum ValueParser {
   }
 
   /// A bare value: an old-style property-list literal when it parses as one (an array, a
-  /// dictionary, data, a quoted string, or a whole XML plist), else the text as a string. As
-  /// `defaults` does, `(1, 2)` is an array of the strings `1` and `2`: old-style plists have no
+  /// dictionary, data, a quoted string, or a whole XML plist), else the text as a string.
+  ///
+  /// As `defaults` does, `(1, 2)` is an array of the strings `1` and `2`: old-style plists have no
   /// numbers.
   ///
   /// Text that parses as a literal but holds a value that can't be stored is an error, not a
   /// string: nested more than ``maximumDepth`` levels deep (which CoreFoundation's parser, past
   /// a few levels more, reports as a syntax error, so the nesting is counted here too).
   ///
-  /// - Parameter key: The key, for the message when the value can't be stored.
+  /// - Parameters:
+  ///   - text: The argument.
+  ///   - key: The key, for the message when the value can't be stored.
+  /// - Returns: The literal's value, or `text` as a string.
+  /// - Throws: A ``Failure`` (a ``SettingsError/Code/valueNotRepresentable`` error for `key`) for
+  ///   text that parses as a literal whose value can't be stored, or that is nested more than
+  ///   ``maximumDepth`` levels deep.
   static func literal(_ text: String, key: String) throws(Failure) -> PropertyListValue {
     let start = text.drop { $0.isWhitespace }.first
     guard let start, "({<\"".contains(start) else { return .string(text) }

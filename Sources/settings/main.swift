@@ -22,8 +22,10 @@ func run(_ arguments: [String]) -> Int32 {
   }
 }
 
-/// Runs the verb the arguments start with. `--help` and `-h` in its place are the verb `help`:
-/// `settings --help read` prints read's help, and `settings --help extra` is an unknown verb.
+/// Runs the verb the arguments start with.
+///
+/// `--help` and `-h` in its place are the verb `help`: `settings --help read` prints read's help,
+/// and `settings --help extra` is an unknown verb.
 func runVerb(_ arguments: [String]) throws(Failure) {
   guard let first = arguments.first else {
     throw Failure.usage("missing verb; run 'settings --help' for the list")

@@ -10,6 +10,7 @@ import TypedDefaultsTestSupport
   // MARK: - Building files
 
   /// A binary property list from its objects' bytes, in order: object `i` is `objects[i]`.
+  ///
   /// Offsets are 2 bytes; references are `referenceSize` bytes.
   private static func bplist(
     _ objects: [[UInt8]], top: Int = 0, referenceSize: Int = 1, count: Int? = nil,

@@ -4,10 +4,12 @@ import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
-/// Every file of the shared corpus (`../shared/fixtures/plists/valid/` and `invalid/`), and the
-/// few crafted files of `Fixtures/differential-inputs/` the corpus lacks (sets, which crash
-/// Foundation), through three readers, compared with a checked-in table,
-/// `Fixtures/differential-expectations.json`:
+/// Every file of the shared corpus, and a few crafted files, through three readers, compared
+/// with a checked-in table.
+///
+/// The files are those of the shared corpus (`../shared/fixtures/plists/valid/` and `invalid/`)
+/// and the few crafted files of `Fixtures/differential-inputs/` the corpus lacks (sets, which
+/// crash Foundation); the table is `Fixtures/differential-expectations.json`. The readers:
 ///
 /// - ours: ``PropertyListFile/decode(_:path:)``, in this process (it must never crash);
 /// - Foundation: `PropertyListSerialization`, in a child process (`SettingsProbe
@@ -247,6 +249,7 @@ struct DifferentialTable: Sendable {
 
   /// Runs `SettingsProbe foundation-decode` on one file, with its output in a temporary file (a
   /// pipe could fill and stall the child), waiting at most ``timeout`` seconds.
+  ///
   /// Whether this test process runs under ThreadSanitizer (its runtime is linked in). Its
   /// children are instrumented too, and the sanitizer in a child takes over a crash of
   /// Foundation's parser and ends the process its own way, so there a crash can't be told from

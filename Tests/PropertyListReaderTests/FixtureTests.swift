@@ -285,8 +285,9 @@ struct FixtureTests {
   }
 
   /// The rule `roundTrip` applies to XML dates, checked directly: Foundation writes an XML date as
-  /// the whole second at or before it (floor), not the one nearer zero. Before 2001 (and before
-  /// 1970) that moves a date with a fraction of a second earlier: −0.5 s becomes −1 s.
+  /// the whole second at or before it (floor), not the one nearer zero.
+  ///
+  /// Before 2001 (and before 1970) that moves a date with a fraction of a second earlier: −0.5 s becomes −1 s.
   @Test("XML dates keep the whole second at or before the date (floor, not toward zero)")
   func xmlDatesKeepTheWholeSecondAtOrBefore() throws {
     let samples: [(written: Double, read: Double)] = [
@@ -323,7 +324,7 @@ private struct SourceEntry: Decodable, Sendable {
   var folder: String
   /// `xml`, `binary`, `openstep`, `json` or `unknown`.
   var format: String
-  /// Reader name to `OK`, `FAIL`, …
+  /// Reader name to its result: `OK`, `FAIL` and so on.
   var results: [String: String]
 
   /// Whether `PropertyListSerialization` read the file when the corpus was verified.
@@ -335,7 +336,7 @@ private struct SourceEntry: Decodable, Sendable {
 
 /// One file's entry in `plistlib-expectations.json`.
 private struct FileExpectation: Decodable, Sendable {
-  /// The root's kind in full: `dictionary`, `array`, `string`…
+  /// The root's kind in full: `dictionary`, `array`, `string` and so on.
   var root: String
   /// How the expectation was produced.
   var source: String
@@ -561,7 +562,9 @@ private func differences(
 }
 
 /// The differences between a value read back from a written file and the value written, each
-/// naming its path. Reals must match bit for bit (any NaN matches any NaN); dates exactly.
+/// naming its path.
+///
+/// Reals must match bit for bit (any NaN matches any NaN); dates exactly.
 private func differences(
   _ actual: PropertyListValue,
   _ expected: PropertyListValue,

@@ -11,9 +11,10 @@ import TypedDefaultsTestSupport
 #endif
 
 /// The `settings` command-line tool (Sources/settings), run as a user runs it: every test checks
-/// standard output, standard error and the exit status exactly. Each test has its own folder, and
-/// its `HOME`, `XDG_CONFIG_HOME` and `XDG_DATA_HOME` inside it, so no test sees or changes the
-/// user's suites or stores.
+/// standard output, standard error and the exit status exactly.
+///
+/// Each test has its own folder, and its `HOME`, `XDG_CONFIG_HOME` and `XDG_DATA_HOME` inside it,
+/// so no test sees or changes the user's suites or stores.
 @Suite struct SettingsToolTests {
   let directory: TemporaryDirectory
 

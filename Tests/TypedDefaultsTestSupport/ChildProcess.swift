@@ -28,6 +28,8 @@ package enum ChildProcess {
   ///   - standardOutput: A descriptor for its standard output; its standard error and input are
   ///     `/dev/null`.
   ///   - timeout: Seconds before it is killed.
+  /// - Returns: How the child ended: its exit status, the signal that ended it, killed after
+  ///   `timeout`, or why it could not be started.
   package static func run(
     _ executable: String, _ arguments: [String], environment: [String: String],
     standardOutput: Int32, timeout: Double

@@ -41,6 +41,7 @@ package enum ReliabilityReport {
   ///   - markdown: The section's new contents.
   ///   - deterministic: Whether the figure depends only on checked-in inputs, so that the page
   ///     must match it when not regenerating.
+  ///   - sourceLocation: Where a failed check or write is recorded; the caller's by default.
   package static func publish(
     _ figure: String,
     markdown: String,

@@ -60,9 +60,10 @@ package final class TemporaryDirectory: Sendable {
   package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
   /// A store saves unsaved changes when it is released; a test's store released after the test's
-  /// temporary folder is gone can't, and would report it on standard error. Those reports are
-  /// dropped; every other diagnostic still goes to standard error (tests that check diagnostics
-  /// install their own handler for the task).
+  /// temporary folder is gone can't, and would report it on standard error.
+  ///
+  /// Those reports are dropped; every other diagnostic still goes to standard error (tests that
+  /// check diagnostics install their own handler for the task).
   private static let ignoringSavesIntoRemovedFolders: Void = {
     SettingsDiagnostics.handler = { diagnostic in
       let path = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -143,8 +144,14 @@ package struct ProcessResult: Sendable {
 
 /// Runs a built executable of this package to completion.
 ///
-/// - Parameter standardInput: A file to give the process as its standard input; by default it
-///   inherits this process's.
+/// - Parameters:
+///   - name: The product's name in the build's products folder.
+///   - arguments: Its arguments, without the program's name.
+///   - environment: Variables set for it on top of this process's environment.
+///   - standardInput: A file to give the process as its standard input; by default it
+///     inherits this process's.
+/// - Returns: Its exit status, and its standard output and standard error decoded as UTF-8.
+/// - Throws: What opening `standardInput` or starting the process throws.
 package func runProduct(
   _ name: String,
   _ arguments: [String],

@@ -8,8 +8,9 @@ import TypedDefaults
 #endif
 
 /// Measurements that need a process of their own: peak memory, and `UserDefaults` imports (which
-/// must not inherit the state earlier measurements left in CoreFoundation's caches). The
-/// benchmark runs itself with `--child <task> <argument>`; the child prints one number.
+/// must not inherit the state earlier measurements left in CoreFoundation's caches).
+///
+/// The benchmark runs itself with `--child <task> <argument>`; the child prints one number.
 enum ChildProcesses {
   static let flag = "--child"
 

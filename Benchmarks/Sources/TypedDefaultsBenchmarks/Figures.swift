@@ -36,8 +36,10 @@ struct Figures {
 
   /// A `@Setting` Int read on `UserDefaultsBackend` against `UserDefaults.object(forKey:)`:
   /// with `writtenByBackend`, of a key the backend wrote (the usual case); otherwise of a key
-  /// only raw `UserDefaults` wrote (taken in at the first read). On Linux every read asks
-  /// `object(forKey:)` too, to see raw writes in the process at once, and compares.
+  /// only raw `UserDefaults` wrote (taken in at the first read).
+  ///
+  /// On Linux every read asks `object(forKey:)` too, to see raw writes in the process at once, and
+  /// compares.
   func settingIntReadUserDefaults(writtenByBackend: Bool) throws -> Figure {
     let suite = "TypedDefaultsBenchmarks.read.\(ProcessInfo.processInfo.processIdentifier)"
     let backend = UserDefaultsBackend(suiteName: suite)
@@ -241,7 +243,9 @@ struct Figures {
 
   /// Decoding the largest fixture of a format (from the shared corpus beside the project) with
   /// our reader, against `PropertyListSerialization` on the same bytes; the name gives both
-  /// throughputs in MB/s. `nil` when the corpus isn't there.
+  /// throughputs in MB/s.
+  ///
+  /// `nil` when the corpus isn't there.
   func decodeThroughput(format: PropertyListFile.Format) throws -> Figure? {
     let corpus = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -2,10 +2,12 @@ import Foundation
 import TypedDefaults
 
 /// A model of 10,000 settings, one per key of `tenThousandValues()`, of the type each value
-/// has. Built at run time from standalone settings (`SettingDescriptor(_:)`): a class declaring
-/// 10,000 `@Setting`s takes the compiler more than ten minutes, and the import path (look up each
-/// key's descriptor, check the value against its type, write one batch, save once) is the same
-/// for a declared model.
+/// has.
+///
+/// Built at run time from standalone settings (`SettingDescriptor(_:)`): a class declaring 10,000
+/// `@Setting`s takes the compiler more than ten minutes, and the import path (look up each key's
+/// descriptor, check the value against its type, write one batch, save once) is the same for a
+/// declared model.
 struct TenThousandSettings: SettingsContainer {
   let allSettings: [SettingDescriptor]
 
@@ -41,8 +43,10 @@ struct TenThousandSettings: SettingsContainer {
 extension Figures {
   /// Importing 10,000 keys into a model on a `LayeredPlistStore` (validation of every value
   /// against its setting's type, one `setValues` batch, one save) against the raw save of the same
-  /// dictionary (`setValues` and `save()` on a store of its own). Both sides alternate between
-  /// two versions of the values, so every import changes every integer and real.
+  /// dictionary (`setValues` and `save()` on a store of its own).
+  ///
+  /// Both sides alternate between two versions of the values, so every import changes every integer
+  /// and real.
   func importTenThousandKeys() throws -> Figure {
     let folder = try ScratchFolder()
     defer { folder.remove() }

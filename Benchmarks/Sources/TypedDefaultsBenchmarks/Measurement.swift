@@ -41,7 +41,9 @@ func consume<T>(_ value: T) {
 }
 
 /// The median of `repeats` runs of `body`, each doing `iterations` operations, in nanoseconds per
-/// operation. One untimed run first warms caches and lazily initialized state.
+/// operation.
+///
+/// One untimed run first warms caches and lazily initialized state.
 func nanosecondsPerOperation(
   repeats: Int,
   iterations: Int,
@@ -96,6 +98,7 @@ func timed(_ iterations: Int, _ body: (_ iterations: Int) throws -> Void) rethro
 ///   - samples: The latencies measured, in `unit`.
 ///   - name: What was measured; the figures are named `<name>, median` and `<name>, p99`.
 ///   - unit: The samples' unit ("ns" by default).
+/// - Returns: Two figures in `unit`, `<name>, median` and `<name>, p99`, with no baseline.
 func percentiles(_ samples: [Double], name: String, unit: String = "ns") -> [Figure] {
   let sorted = samples.sorted()
   let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]

@@ -5,7 +5,9 @@ enum SecretRedaction {
 
   /// Keys a model bound in this process declared `secret: true`, as its backend names them and
   /// as the backend a view of it was made from names them: what a ``SettingsChange``, which
-  /// knows no model, hides. Only grows (a few keys per model type).
+  /// knows no model, hides.
+  ///
+  /// Only grows (a few keys per model type).
   private static let secretKeys = Locked<Set<String>>([])
 
   /// Records keys declared secret (see ``secretKeys``).

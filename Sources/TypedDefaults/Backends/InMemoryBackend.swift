@@ -109,7 +109,9 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     if !changed.isEmpty { observers.deliverRecorded() }
   }
 
-  /// Removes a key. Removing a missing key does nothing.
+  /// Removes a key.
+  ///
+  /// Removing a missing key does nothing.
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {

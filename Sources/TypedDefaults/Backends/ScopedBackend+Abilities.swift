@@ -3,10 +3,13 @@
 // lacks the ability is said on each method.
 
 extension ScopedBackend: MultiKeyUpdatingBackend {
-  /// Changes a key's value from its current one as one step, where the base can: with the
-  /// base's ``UpdatingBackend/update(forKey:_:)`` (on a ``LayeredPlistStore`` and, on Linux, a
-  /// ``UserDefaultsBackend``, under the file lock, so no other process's save comes between);
-  /// on a base without one, a read, `transform`, and a write, with nothing held between them.
+  /// Changes a key's value from its current one, as one step where the base can.
+  ///
+  /// It uses the base's ``UpdatingBackend/update(forKey:_:)`` where it has one (on a
+  /// ``LayeredPlistStore`` and, on Linux, a ``UserDefaultsBackend``, under the file lock, so no
+  /// other process's save comes between); on a base without one, it is a read, `transform`, and a
+  /// write, with nothing held between them.
+  ///
   /// Reported to the key's observers once, on every base.
   ///
   /// - Parameters:
@@ -29,11 +32,14 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
     }
   }
 
-  /// Changes several keys of the view as one step of its base, with the view's keys unprefixed
-  /// in `transform`: the base's ``MultiKeyUpdatingBackend/updateValues(_:)`` where it has one
-  /// (atomic, and saved on a file store), otherwise a read of the base's values, `transform` and
-  /// a write of the differences, with nothing held between them. Each changed key is reported
-  /// to its observers once, on every base.
+  /// Changes several keys of the view as one step of its base, where the base can.
+  ///
+  /// `transform` sees the view's keys, unprefixed. It uses the base's
+  /// ``MultiKeyUpdatingBackend/updateValues(_:)`` where it has one (atomic, and saved on a file
+  /// store); otherwise it is a read of the base's values, `transform` and a write of the
+  /// differences, with nothing held between them.
+  ///
+  /// Each changed key is reported to its observers once, on every base.
   ///
   /// - Parameter transform: Changes the view's values (its keys, unprefixed) in place and
   ///   returns what the caller wants back. Called once: keep it short, and don't use the backend
@@ -68,8 +74,9 @@ extension ScopedBackend: SavingBackend {
     (base as? any SavingBackend)?.hasUnsavedChanges ?? false
   }
 
-  /// Saves the base (``SavingBackend/save()``): all of its writes, not only the view's. Does
-  /// nothing on a base that doesn't save (an ``InMemoryBackend``).
+  /// Saves the base (``SavingBackend/save()``): all of its writes, not only the view's.
+  ///
+  /// Does nothing on a base that doesn't save (an ``InMemoryBackend``).
   ///
   /// - Throws: What the base's save throws.
   public func save() throws(SettingsError) {
@@ -79,8 +86,9 @@ extension ScopedBackend: SavingBackend {
 
 extension ScopedBackend: ReloadingBackend {
   /// Reloads the base (``ReloadingBackend/reload()``): all of its keys, not only the view's;
-  /// observers of the view hear of its keys that changed. Does nothing on a base that doesn't
-  /// reload.
+  /// observers of the view hear of its keys that changed.
+  ///
+  /// Does nothing on a base that doesn't reload.
   ///
   /// - Throws: What the base's reload throws.
   public func reload() throws(SettingsError) {
@@ -96,13 +104,17 @@ extension ScopedBackend: WatchingBackend {
   }
 
   /// Starts the base's watch (``WatchingBackend/startWatching()``), which the base and every
-  /// view of it share. Does nothing on a base that can't watch.
+  /// view of it share.
+  ///
+  /// Does nothing on a base that can't watch.
   public func startWatching() {
     (base as? any WatchingBackend)?.startWatching()
   }
 
   /// Stops the base's watch (``WatchingBackend/stopWatching()``): for the base and every view
-  /// of it. Does nothing on a base that can't watch.
+  /// of it.
+  ///
+  /// Does nothing on a base that can't watch.
   public func stopWatching() {
     (base as? any WatchingBackend)?.stopWatching()
   }

@@ -46,7 +46,8 @@ public final class ScopedBackend: SettingsBackend {
   /// The prefix as the base stores it: normalized, on a store that normalizes keys.
   let storedPrefix: String
 
-  /// `base` scoped to `prefix`, e.g. `UserDefaults(suite: com.example.player) scoped to 'com.example.sdk.'`.
+  /// The view's name: `base` scoped to `prefix`, for example
+  /// `UserDefaults(suite: com.example.player) scoped to 'com.example.sdk.'`.
   public let name: String
 
   init(base: any SettingsBackend, prefix: String) {

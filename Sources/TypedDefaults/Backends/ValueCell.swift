@@ -12,12 +12,15 @@ final class ValueCell: @unchecked Sendable {
   // would add to these class properties are redundant, and they would double the cost of a read.
   @exclusivity(unchecked) @usableFromInline var value: PropertyListValue?
   /// A setting's conversion of `value` to its type (a ``ConvertedValue``), kept so that reading a
-  /// stored array or dictionary again costs no conversion. Every change of `value` empties it,
-  /// and it is only set while `value` is still the value it was converted from, so whenever it is
-  /// present it is a conversion of the current value.
+  /// stored array or dictionary again costs no conversion.
+  ///
+  /// Every change of `value` empties it, and it is only set while `value` is still the value it was
+  /// converted from, so whenever it is present it is a conversion of the current value.
   @exclusivity(unchecked) @usableFromInline var conversion: AnyObject?
   /// Whether at least one observer watches this key, so that a write publishes its change; set by
-  /// the backend's ``ObserverRegistry``. Cells of observed keys exist for as long as their backend.
+  /// the backend's ``ObserverRegistry``.
+  ///
+  /// Cells of observed keys exist for as long as their backend.
   @exclusivity(unchecked) @usableFromInline var observed = false
 
   init(_ value: PropertyListValue?) {

@@ -24,9 +24,11 @@ final class BackendBinding: @unchecked Sendable {
   /// Whether writes through a setting must report themselves to `target`'s observers.
   let reportsWrites: Bool
   /// The type of the model (or group) whose settings are bound through this binding; `nil` for
-  /// a setting's own backend. Set once, by ``SettingsReflection/bind(_:keyPrefix:to:)``, before
-  /// any setting is bound: what the check that a setting is bound by one model only compares and
-  /// names (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``).
+  /// a setting's own backend.
+  ///
+  /// Set once, by ``SettingsReflection/bind(_:keyPrefix:to:)``, before any setting is bound: what
+  /// the check that a setting is bound by one model only compares and names
+  /// (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``).
   var boundType: Any.Type?
   /// The Observation objects of the settings bound through this binding, given back together
   /// when the last of those settings goes.
@@ -72,8 +74,10 @@ final class BackendBinding: @unchecked Sendable {
   }
 
   /// Takes `count` Observation objects for the settings about to be bound, kept until this
-  /// binding goes; `nil` where the platform has no Observation. Each must be prepared for its
-  /// setting's key (`prepareSettingObservable(_:binding:key:)`) before the setting is bound.
+  /// binding goes; `nil` where the platform has no Observation.
+  ///
+  /// Each must be prepared for its setting's key (`prepareSettingObservable(_:binding:key:)`)
+  /// before the setting is bound.
   ///
   /// Call only while binding, before the settings can be shared.
   func takeObservables(count: Int) -> [AnyObject]? {

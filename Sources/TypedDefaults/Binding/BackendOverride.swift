@@ -21,6 +21,8 @@ package enum BackendOverride {
   ///
   /// - Parameter flag: The process's ``InstalledFlag`` (`installedFlag`), which each setting
   ///   keeps a reference to: loading it from a field costs less than a global's lazy-init check.
+  /// - Returns: `false` until the first override is installed in the process; `true` from then
+  ///   on (the flag is never cleared).
   @inlinable
   package static func mayBeActive(_ flag: (any AnyObject & Sendable)?) -> Bool {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
@@ -56,6 +58,7 @@ package enum BackendOverride {
   /// - Parameters:
   ///   - own: The setting's or model's own backend, if it has one.
   ///   - override: The test's backend.
+  /// - Returns: `override` scoped to `own`'s prefix when `own` is a view; otherwise `override`.
   @usableFromInline
   static func seen(
     through own: (any SettingsBackend)?, _ override: any SettingsBackend

@@ -1,5 +1,7 @@
 /// One setting property of a model type: where it is in an instance, its property path and its
-/// key prefix. A class, so that handing it around per instance costs one reference.
+/// key prefix.
+///
+/// A class, so that handing it around per instance costs one reference.
 final class PlannedSetting: Sendable {
   /// Reads the setting from the address of an instance's stored properties.
   let load: @Sendable (UnsafeRawPointer) -> any SettingProperty
@@ -21,15 +23,20 @@ final class PlannedSetting: Sendable {
   /// reference); `-1` for a setting found by `Mirror`.
   let offset: Int
   /// The nested group types between the model and the setting (their `ObjectIdentifier`s),
-  /// outermost first; empty for a setting the model declares itself. A setting already bound by
-  /// a group of one of these types, created with `init(backend:)`, may be bound again by the
-  /// model that nests it (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``).
+  /// outermost first; empty for a setting the model declares itself.
+  ///
+  /// A setting already bound by a group of one of these types, created with `init(backend:)`, may
+  /// be bound again by the model that nests it
+  /// (``SettingsValidation/checkBindingOnce(_:boundTo:as:by:)``).
   let enclosingGroups: [ObjectIdentifier]
 
   /// The setting's full key: its model's and groups' prefixes, then its declared key or its
-  /// property's name. Reuses the plan's string when the declared key is the planned one.
+  /// property's name.
+  ///
+  /// Reuses the plan's string when the declared key is the planned one.
   ///
   /// - Parameter declared: The key the instance's setting declares.
+  /// - Returns: The full key; with no declared key, the one inferred from the property's name.
   func key(declared: String?) -> String {
     guard let declared else { return inferredKey }
     if declared == plannedDeclaredKey, let key = plannedDeclaredFullKey { return key }

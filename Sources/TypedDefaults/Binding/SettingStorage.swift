@@ -47,8 +47,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     return converted
   }
 
-  /// A setting whose default is computed on each read that falls back to it. It has no fixed
-  /// default to register or describe: `defaultPropertyListValue` is `nil`.
+  /// A setting whose default is computed on each read that falls back to it.
+  ///
+  /// It has no fixed default to register or describe: `defaultPropertyListValue` is `nil`.
   @inlinable
   convenience init(
     key: String?, makeDefault: @escaping @Sendable () -> Value, backend: (any SettingsBackend)?
@@ -137,8 +138,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   }
 
   /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a
-  /// backend outside the library, or a test's override. A converted array or dictionary is
-  /// cached with its source.
+  /// backend outside the library, or a test's override.
+  ///
+  /// A converted array or dictionary is cached with its source.
   @usableFromInline
   final func read(from backend: any SettingsBackend) -> Value {
     guard let stored = backend.value(forKey: targetKey) else { return defaultValue }

@@ -18,6 +18,8 @@ enum SettingsReflection {
   /// - Parameters:
   ///   - model: A model instance: a class, or a struct.
   ///   - keyPrefix: The model type's key prefix.
+  /// - Returns: A descriptor of each setting, superclass settings first, each type's in
+  ///   declaration order.
   static func discover<Model>(in model: Model, keyPrefix: String) -> [SettingDescriptor] {
     var descriptors: [SettingDescriptor] = []
     forEachSetting(in: model, keyPrefix: keyPrefix) { found in

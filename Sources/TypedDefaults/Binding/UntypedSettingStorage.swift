@@ -27,7 +27,9 @@ class UntypedSettingStorage: @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline private(set) final var key: String
   /// What the setting shares with the other settings of its model once bound: the backend, the
   /// view's base reads and writes go to (``BackendBinding/target``), and the settings' parts in
-  /// Observation. It keeps the backend, and with it the cell, alive.
+  /// Observation.
+  ///
+  /// It keeps the backend, and with it the cell, alive.
   @exclusivity(unchecked) @usableFromInline private(set) final var binding: BackendBinding?
   /// The key in `binding.target`: `key`, with a ``ScopedBackend`` view's prefix applied once, at
   /// binding.
@@ -36,13 +38,15 @@ class UntypedSettingStorage: @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline unowned(unsafe) private(set) final var cellBackend:
     (any CellBackend)?
   /// The key's cell in `cellBackend`, unretained: the backend never removes a cell, and `binding`
-  /// keeps the backend alive. A retain and release of the cell around every read cost about a
-  /// quarter of the read.
+  /// keeps the backend alive.
+  ///
+  /// A retain and release of the cell around every read cost about a quarter of the read.
   @exclusivity(unchecked) @usableFromInline private(set) final var readCell: Unmanaged<ValueCell>?
   /// Whether writes through the setting must report themselves to the backend's observers:
   /// `true` for a backend that doesn't publish its own changes (one written outside the library).
   @exclusivity(unchecked) @usableFromInline private(set) final var reportsWrites = false
   /// Whether the value is secret: left out of diagnostics and errors (see `Setting+Secret.swift`).
+  ///
   /// Set once, by a secret initializer of ``Setting``, before the setting can be shared.
   @exclusivity(unchecked) private(set) final var isSecret = false
   /// The setting's part in Swift's Observation (a ``SettingObservable``), unretained, for the
@@ -111,8 +115,9 @@ class UntypedSettingStorage: @unchecked Sendable {
   }
 
   /// Attaches the setting under a key worked out by its model (its key prefixes applied), with
-  /// what its model's binding prepared for it. A setting declared with its own backend keeps it,
-  /// and its declared key.
+  /// what its model's binding prepared for it.
+  ///
+  /// A setting declared with its own backend keeps it, and its declared key.
   ///
   /// - Parameters:
   ///   - key: The full key.
@@ -179,16 +184,19 @@ class UntypedSettingStorage: @unchecked Sendable {
   }
 
   /// The test's backend that replaces this setting's own in this task (``BackendOverride``), if
-  /// any: one relaxed atomic load when no override was ever installed in the process. It takes
-  /// the place of the base backend: keys are the full keys (`targetKey`), prefixes included.
+  /// any: one relaxed atomic load when no override was ever installed in the process.
+  ///
+  /// It takes the place of the base backend: keys are the full keys (`targetKey`), prefixes
+  /// included.
   @inlinable
   final var overridingBackend: (any SettingsBackend)? {
     BackendOverride.mayBeActive(overrideFlag) ? currentOverride() : nil
   }
 
   /// Records a read through a test's backend for Swift Observation, so that tracking follows
-  /// the backend the setting reads in this task (see ``OverrideTracking``). Costs a lock or two
-  /// on each read inside a test's scope; never called outside one.
+  /// the backend the setting reads in this task (see ``OverrideTracking``).
+  ///
+  /// Costs a lock or two on each read inside a test's scope; never called outside one.
   @usableFromInline
   final func accessed(through override: any SettingsBackend) {
     let tracking = withSlowState { state -> AnyObject? in
@@ -229,7 +237,9 @@ final class SlowPathState: @unchecked Sendable {
   /// The default as a property list, once converted (``SettingStorage/defaultPropertyListValue``).
   var convertedDefault: PropertyListValue??
   /// For a setting without a cell: the last conversion of a stored array or dictionary (a
-  /// ``ConvertedValue`` of the setting's type). A setting with a cell keeps it in the cell.
+  /// ``ConvertedValue`` of the setting's type).
+  ///
+  /// A setting with a cell keeps it in the cell.
   var conversion: AnyObject?
   /// The last wrong-typed stored value reported.
   var lastReportedMismatch: PropertyListValue?
@@ -241,6 +251,7 @@ final class SlowPathState: @unchecked Sendable {
 }
 
 /// The locks ``UntypedSettingStorage``'s slow paths share: each setting uses the one its address picks.
+///
 /// Never held while taking another lock or calling out.
 enum SlowPathLocks {
   static let locks = (0..<64).map { _ in NSLock() }

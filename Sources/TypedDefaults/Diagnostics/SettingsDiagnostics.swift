@@ -36,8 +36,9 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public static let watchFailed = Kind(rawValue: "watchFailed")
     /// A model declares a setting under a key its backend can't store (an empty key, or one
     /// holding a character the backend's file format can't keep), so writes of it will fail; or
-    /// a key prefix that doesn't end in a separator, so it runs into its keys. Reported in every
-    /// build, once per model type and backend (see ``SettingsModel``).
+    /// a key prefix that doesn't end in a separator, so it runs into its keys.
+    ///
+    /// Reported in every build, once per model type and backend (see ``SettingsModel``).
     public static let invalidKey = Kind(rawValue: "invalidKey")
     /// Two model types on one backend have equal or overlapping key prefixes, or store one key as
     /// different types (reported in every build, once per pair of model types); or two keys of a
@@ -155,7 +156,9 @@ public enum SettingsDiagnostics {
   /// The problems reported once per process outside any scope.
   private static let reportedInProcess = Locked<Set<String>>([])
 
-  /// The process-wide handler, used when no task-local handler is installed. Thread-safe.
+  /// The process-wide handler, used when no task-local handler is installed.
+  ///
+  /// Thread-safe.
   public static var handler: Handler {
     get { globalHandler.withLock { $0 } }
     set { globalHandler.withLock { $0 = newValue } }
@@ -179,9 +182,10 @@ public enum SettingsDiagnostics {
 
   /// Sends diagnostics reported by `operation` (on the current task and the child tasks it
   /// creates) to `handler` instead of the process-wide one, each problem that is reported once
-  /// per process reported once in this scope (see "Reported once"). Work the scope hands to a
-  /// Dispatch queue or a detached task (a file watch, a debounced save) reports to the
-  /// process-wide handler.
+  /// per process reported once in this scope (see "Reported once").
+  ///
+  /// Work the scope hands to a Dispatch queue or a detached task (a file watch, a debounced save)
+  /// reports to the process-wide handler.
   ///
   /// - Parameters:
   ///   - handler: The handler to use while `operation` runs.
@@ -217,7 +221,9 @@ public enum SettingsDiagnostics {
   /// In this task's scope, whether `value` (a wrong stored value's hash) differs from the last
   /// one reported there for `subject` (it then counts as reported there): reporting once until
   /// the value changes, kept per scope, so that another scope's reads neither hide nor repeat
-  /// a report. `nil` outside any scope, without building `subject`.
+  /// a report.
+  ///
+  /// `nil` outside any scope, without building `subject`.
   static func isNewValueInScope(
     _ value: @autoclosure () -> Int, for subject: @autoclosure () -> String
   ) -> Bool? {

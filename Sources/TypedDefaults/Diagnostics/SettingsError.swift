@@ -47,7 +47,9 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     /// (``SettingsMigrations/run(on:)``).
     public static let migrationFailed = Code(rawValue: "migrationFailed")
     /// An import was refused: values of the wrong type, or unknown keys when they are refused
-    /// (``SettingsContainer/importValues(_:options:)``). Nothing was written.
+    /// (``SettingsContainer/importValues(_:options:)``).
+    ///
+    /// Nothing was written.
     public static let importRejected = Code(rawValue: "importRejected")
 
     /// The code's identifier.

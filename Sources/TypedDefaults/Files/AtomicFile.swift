@@ -19,7 +19,9 @@ enum AtomicFile {
 
   /// The paths a chain of symbolic links passes through, from `url` (standardized) to the path
   /// it finally refers to, which comes last; each with the destination its link names, as
-  /// written (`nil` for the last). At most 32 links are followed.
+  /// written (`nil` for the last).
+  ///
+  /// At most 32 links are followed.
   static func symbolicLinkChain(of url: URL) -> [(url: URL, destination: String?)] {
     var chain: [(url: URL, destination: String?)] = []
     var current = url.standardizedFileURL
@@ -196,8 +198,9 @@ enum AtomicFile {
   /// The temporary files of `url` that look stale: `.<name>.<pid>.<random>.tmp` beside the file
   /// it replaces, whose process can't be seen from here (it is dead, or in another PID
   /// namespace) and which no process holds locked (``replace(_:with:)`` holds its temporary
-  /// file locked until it is renamed, and a killed process's locks go with it). A link in such
-  /// a name is never followed, and counts as stale: no save makes one.
+  /// file locked until it is renamed, and a killed process's locks go with it).
+  ///
+  /// A link in such a name is never followed, and counts as stale: no save makes one.
   ///
   /// - Returns: The paths.
   static func staleTemporaryFiles(of url: URL) -> [String] {
@@ -228,25 +231,27 @@ enum AtomicFile {
   }
 
   /// Removes the temporary files that processes killed while replacing `url` left beside it
-  /// (see ``staleTemporaryFiles(of:)``). The caller holds the file's lock
-  /// (``withLock(on:_:)``): every save by the library makes its temporary file and renames it
-  /// while holding that lock, so no save can be between making its file and locking it. Whose
-  /// file it is isn't told by its process number, which means nothing across PID namespaces
-  /// (another container sharing the folder), but by these two locks, which hold across them.
-  /// This process's files and anything else are left alone; failures are ignored.
+  /// (see ``staleTemporaryFiles(of:)``).
+  ///
+  /// The caller holds the file's lock (``withLock(on:_:)``): every save by the library makes its
+  /// temporary file and renames it while holding that lock, so no save can be between making its
+  /// file and locking it. Whose file it is isn't told by its process number, which means nothing
+  /// across PID namespaces (another container sharing the folder), but by these two locks, which
+  /// hold across them. This process's files and anything else are left alone; failures are ignored.
   static func removeStaleTemporaryFiles(of url: URL) {
     for path in staleTemporaryFiles(of: url) { POSIX.removeFile(path) }
   }
 
   /// Runs `body` holding an exclusive advisory lock shared by every process that uses this
   /// function on the same path: `flock` on `<file>.lock` beside it (created 0600 if missing, and
-  /// never deleted, so every process locks the same lock file). For a `data.plist` that is a
-  /// symbolic link, the lock file is beside the link, in the store's own folder, never beside
-  /// the file the link points to (which may be anywhere of the user's): processes that share a
-  /// file must open it through the same path, as stores at a standard location do. A lock file
-  /// that is a symbolic link is never followed (a link planted there must not make the store
-  /// create or open a file elsewhere); one this process may only read is locked read-only, which
-  /// `flock` allows.
+  /// never deleted, so every process locks the same lock file).
+  ///
+  /// For a `data.plist` that is a symbolic link, the lock file is beside the link, in the store's
+  /// own folder, never beside the file the link points to (which may be anywhere of the user's):
+  /// processes that share a file must open it through the same path, as stores at a standard
+  /// location do. A lock file that is a symbolic link is never followed (a link planted there must
+  /// not make the store create or open a file elsewhere); one this process may only read is locked
+  /// read-only, which `flock` allows.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` if the lock file can't be opened or locked;
   ///   whatever `body` throws.

@@ -40,16 +40,19 @@ enum CorruptFiles {
   /// briefly empty or half-written: it is judged (corrupt, partly unreadable, or empty) only if
   /// it gives the same outcome and stays unchanged (same inode, size and modification time) over
   /// three more reads `retryInterval` seconds apart (bytes read again unchanged are not parsed
-  /// again: the outcome of the same bytes is the same). A file still changing after 20 attempts is
-  /// not judged at all: that is ``SettingsError/Code/fileNotReadable``, which no caller moves
-  /// aside. A zero-byte file that stays so is an empty dictionary, as Foundation's preferences
-  /// treat one.
+  /// again: the outcome of the same bytes is the same).
+  ///
+  /// A file still changing after 20 attempts is not judged at all: that is
+  /// ``SettingsError/Code/fileNotReadable``, which no caller moves aside. A zero-byte file that
+  /// stays so is an empty dictionary, as Foundation's preferences treat one.
   ///
   /// - Parameters:
   ///   - file: The file.
   ///   - retryInterval: The wait between reads, in seconds.
   ///   - salvaging: Whether an entry whose value can't be read is left out (and listed) rather
   ///     than making the whole file corrupt.
+  /// - Returns: What the read found: no file; the file's dictionary, with the version read; or
+  ///   the error of a file judged corrupt, with the version judged.
   /// - Throws: ``SettingsError/Code/fileNotReadable`` for a file that kept changing, and what
   ///   ``PropertyListFile/read()`` throws for reasons other than the contents, at once.
   static func read(
@@ -94,8 +97,10 @@ enum CorruptFiles {
   }
 
   /// For tests: counts, in the task that sets it, how many times ``read(_:retryInterval:salvaging:)``
-  /// parses a file's bytes. It stays here because the parse happens deep inside a store's open,
-  /// which no seam reaches; unset, it costs one task-local lookup per parse.
+  /// parses a file's bytes.
+  ///
+  /// It stays here because the parse happens deep inside a store's open, which no seam reaches;
+  /// unset, it costs one task-local lookup per parse.
   @TaskLocal static var parseCounter: Locked<Int>?
 
   /// What the bytes of a settings file are: its dictionary (empty for no bytes) or corrupt.
@@ -212,8 +217,10 @@ enum CorruptFiles {
 
   /// Finishes the moves aside of the file at `url` that processes killed during one left half
   /// done: the judged file renamed to its private name (see ``moveAside(_:expected:now:)``),
-  /// hidden, and `url` gone or replaced since. The caller holds the file's lock, which every move
-  /// aside holds from start to end, so any such file found is a leftover.
+  /// hidden, and `url` gone or replaced since.
+  ///
+  /// The caller holds the file's lock, which every move aside holds from start to end, so any such
+  /// file found is a leftover.
   ///
   /// A leftover is put back under `url` if nothing is there (without replacing anything), so
   /// that the file is judged again as a store reads it: moved aside if it is still corrupt, read
@@ -263,8 +270,10 @@ enum CorruptFiles {
 
   /// Keeps a copy of the file at `url` under the name ``moveAside(_:expected:now:)`` would give it, and
   /// leaves the original in place: a hard link (the same bytes, owner and mode), or where the
-  /// file system has none, a copy. For replacing the original right after with what could be
-  /// read of it, through ``AtomicFile/replace(_:with:)``, which keeps its mode and owner.
+  /// file system has none, a copy.
+  ///
+  /// For replacing the original right after with what could be read of it, through
+  /// ``AtomicFile/replace(_:with:)``, which keeps its mode and owner.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause.
   static func keepCopyAside(_ url: URL, now: Date = Date()) throws(SettingsError) -> URL {

@@ -25,6 +25,7 @@ enum EncodedSizeBound {
   ///   - value: The entry's value.
   ///   - format: The file's format (OpenStep is counted as XML).
   ///   - limit: The largest file, in bytes, of interest.
+  /// - Returns: The bound, in bytes; some number above `limit` if the bound is more than that.
   static func entry(
     key: String, value: PropertyListValue, format: PropertyListFile.Format, limit: Int
   ) -> Int {
@@ -176,7 +177,9 @@ struct EncodedSizeBudget {
   }
 
   /// Throws if the file holding its contents with `writes` applied (`nil`: removed) could be
-  /// larger than the limit. ``isMeasured`` must be `true`.
+  /// larger than the limit.
+  ///
+  /// ``isMeasured`` must be `true`.
   ///
   /// - Parameters:
   ///   - writes: The keys and values about to be stored.

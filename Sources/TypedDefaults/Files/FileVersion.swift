@@ -74,13 +74,16 @@ final class FileVersion: Sendable {
   }
 
   /// Reads the version's bytes, from the start, to its end or to `limit + 1` bytes (see
-  /// ``POSIX/readToEnd(_:sizeHint:limit:)``); `nil` on failure (`errno` says why). Once only.
+  /// ``POSIX/readToEnd(_:sizeHint:limit:)``); `nil` on failure (`errno` says why).
+  ///
+  /// Once only.
   func read(sizeHint: Int, limit: Int) -> Data? {
     POSIX.readToEnd(descriptor, sizeHint: sizeHint, limit: limit)
   }
 
   /// Whether the file at `path` (following symbolic links) is still this version: the same
   /// inode, not rewritten in place since (same size, modification and status change times).
+  ///
   /// `false` if there is no file there.
   func isCurrent(atPath path: String) -> Bool {
     POSIX.identity(ofFileAt: path) == identity
@@ -91,6 +94,8 @@ extension FileVersion? {
   /// Whether the file at `path` is still the version known (`nil`: that there is no file there).
   ///
   /// - Parameter path: The file's path, links already followed or not.
+  /// - Returns: `true` if the file there has this version's identity or, for `nil`, if there is
+  ///   no file there.
   func isCurrent(atPath path: String) -> Bool {
     POSIX.identity(ofFileAt: path) == self?.identity
   }

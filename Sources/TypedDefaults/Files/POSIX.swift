@@ -10,6 +10,7 @@ import Foundation
 
 /// The few POSIX calls Foundation has no equivalent for: `fsync` before a rename (and of the
 /// folder after it), creating a file with an exact mode, and advisory locks between processes.
+///
 /// Each retries when a signal interrupts it.
 enum POSIX {
   /// The message for the current `errno`, as `strerror` gives it.
@@ -159,9 +160,11 @@ enum POSIX {
   }
 
   /// What identifies a file's current version: device, inode, size, and modification and status
-  /// change times. An atomic replacement gives a new inode; an in-place rewrite, a new time or
-  /// size. Only a ``FileVersion`` held open makes the inode number safe to compare: a freed inode
-  /// number is soon given to a new file.
+  /// change times.
+  ///
+  /// An atomic replacement gives a new inode; an in-place rewrite, a new time or size. Only a
+  /// ``FileVersion`` held open makes the inode number safe to compare: a freed inode number is soon
+  /// given to a new file.
   static func identity(ofFileAt path: String) -> FileIdentity? {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
@@ -176,7 +179,9 @@ enum POSIX {
 
   /// Reads an open file from its current offset to its end, or to `limit + 1` bytes if it is
   /// longer (so a caller sees it is over `limit`); `sizeHint` bytes (the size `fstat` gave) are
-  /// allocated at once. `nil` on failure (`errno` says why).
+  /// allocated at once.
+  ///
+  /// `nil` on failure (`errno` says why).
   static func readToEnd(_ descriptor: Int32, sizeHint: Int, limit: Int) -> Data? {
     // One byte more than expected, to see the end of the file in the first read.
     var data = Data(count: min(max(sizeHint, 0), limit) + 1)

@@ -61,8 +61,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// The largest file read by default: 16 MiB (16,777,216 bytes). Settings files are far smaller;
-  /// a larger one is refused rather than read into memory.
+  /// The largest file read by default: 16 MiB (16,777,216 bytes).
+  ///
+  /// Settings files are far smaller; a larger one is refused rather than read into memory.
   public static let defaultMaximumSize = 16 * 1024 * 1024
 
   /// The file's location.
@@ -70,8 +71,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// The largest file, in bytes, that ``read()`` accepts.
   public var maximumSize: Int
 
-  /// Creates a reference to a property-list file. Nothing is read or created until you call
-  /// ``read()`` or ``write(_:format:)``.
+  /// Creates a reference to a property-list file.
+  ///
+  /// Nothing is read or created until you call ``read()`` or ``write(_:format:)``.
   ///
   /// - Parameters:
   ///   - url: The file's location (a `file:` URL).
@@ -148,8 +150,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
 
   /// The file's bytes and the version they are from, held open (see ``FileVersion``), or `nil`
   /// if there is no file: the file is opened, then its identity taken through the descriptor,
-  /// then read through it, so the identity is always the one of the bytes read. Refuses what
-  /// ``read()`` refuses before looking at the contents.
+  /// then read through it, so the identity is always the one of the bytes read.
+  ///
+  /// Refuses what ``read()`` refuses before looking at the contents.
   func readVersion() throws(SettingsError) -> (data: Data, version: FileVersion)? {
     // Checked before opening: opening a device can have effects (and a FIFO's open waits).
     switch POSIX.kind(ofFileAt: url.path) {
@@ -221,6 +224,8 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   ///   - path: What to call the bytes in errors.
   ///   - salvagingEntries: Leave out an entry of a root dictionary whose value can't be read,
   ///     reporting it in `unreadableEntries`, rather than refuse the whole file.
+  /// - Returns: The root value, the format the bytes are in, and the entries left out (always
+  ///   empty without `salvagingEntries`).
   /// - Throws: ``SettingsError/Code/corruptFile`` naming where and why.
   static func decode(
     _ data: Data, path: String, salvagingEntries: Bool
@@ -246,7 +251,9 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
 
   /// Replaces the file with `root`, atomically and durably: the new contents go to a temporary
   /// file in the same folder, which is flushed to disk and renamed over the old file, then the
-  /// folder is flushed. A crash at any moment leaves the old file or the new one, complete.
+  /// folder is flushed.
+  ///
+  /// A crash at any moment leaves the old file or the new one, complete.
   ///
   /// A new file is created readable and writable by its owner only (mode 0600); an existing file
   /// keeps its permissions. If ``url`` is a symbolic link, the file it points to is replaced and
@@ -341,11 +348,12 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
 
   // MARK: - Helpers
 
-  /// XML with each carriage return written as `&#13;`. Foundation writes a carriage return in a
-  /// string raw, and XML readers (``XMLPropertyListReader``, plistlib) must read a raw one as a
-  /// line feed; the reference keeps it. Foundation's own line breaks are line feeds, so every
-  /// carriage return in its output is in a string or key (and 0x0D is never part of a longer
-  /// UTF-8 sequence).
+  /// XML with each carriage return written as `&#13;`.
+  ///
+  /// Foundation writes a carriage return in a string raw, and XML readers
+  /// (``XMLPropertyListReader``, plistlib) must read a raw one as a line feed; the reference keeps
+  /// it. Foundation's own line breaks are line feeds, so every carriage return in its output is in
+  /// a string or key (and 0x0D is never part of a longer UTF-8 sequence).
   private static func escapingCarriageReturns(_ data: Data) -> Data {
     guard data.contains(0x0D) else { return data }
     var escaped = Data(capacity: data.count + 64)

@@ -31,8 +31,10 @@ enum XMLPropertyListRules {
 
   /// Why a whole XML property list can't hold `root`: a string or key with a character XML
   /// forbids (the file would be malformed) or starting with U+FEFF (dropped on reading), or a
-  /// non-finite date (the file would be unreadable); `nil` if it can. Dates with fractions of a
-  /// second and `-0.0` are fine: they are written as the reader will give them back.
+  /// non-finite date (the file would be unreadable); `nil` if it can.
+  ///
+  /// Dates with fractions of a second and `-0.0` are fine: they are written as the reader will give
+  /// them back.
   static func problem(inRoot root: PropertyListValue) -> String? {
     do {
       _ = try normalizedIfChanged(root, key: "", path: "")
@@ -137,8 +139,10 @@ extension String {
 
 extension XMLPropertyListRules {
   /// Checks that an XML property list could hold every string and key of `value`, and the key:
-  /// none holds a control character XML forbids. Dates, `-0.0` and a leading U+FEFF are not
-  /// checked: an XML rewrite changes them but stays readable.
+  /// none holds a control character XML forbids.
+  ///
+  /// Dates, `-0.0` and a leading U+FEFF are not checked: an XML rewrite changes them but stays
+  /// readable.
   ///
   /// For values kept in a binary file that another program may rewrite as XML (a `UserDefaults`
   /// suite on Linux, which corelibs rewrites as XML when other code calls `synchronize()`).

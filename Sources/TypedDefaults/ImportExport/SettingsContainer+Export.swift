@@ -4,10 +4,13 @@ import Foundation
 public struct SettingsExportOptions: Sendable, Hashable {
   /// Whether settings that read their default value are left out (nothing stored, a stored value
   /// that can't be read, or a stored value equal to the default), so the export holds only what
-  /// the user changed. `false` by default: every setting is exported.
+  /// the user changed.
+  ///
+  /// `false` by default: every setting is exported.
   public var omitsDefaultValues: Bool
-  /// Whether the values of secret settings (``Setting/isSecret``) are exported. `false` by
-  /// default: secrets are left out, so an export can be shared.
+  /// Whether the values of secret settings (``Setting/isSecret``) are exported.
+  ///
+  /// `false` by default: secrets are left out, so an export can be shared.
   public var includesSecrets: Bool
 
   /// Creates export options.

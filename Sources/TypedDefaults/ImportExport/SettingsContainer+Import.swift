@@ -3,8 +3,9 @@ import Foundation
 /// How ``SettingsContainer/importValues(_:options:)`` treats keys that belong to no setting of
 /// the model.
 public struct SettingsImportOptions: Sendable, Hashable {
-  /// Whether a key that belongs to no setting of the model refuses the whole import. `false` by
-  /// default: unknown keys are not written, and are listed in
+  /// Whether a key that belongs to no setting of the model refuses the whole import.
+  ///
+  /// `false` by default: unknown keys are not written, and are listed in
   /// ``SettingsImportResult/unknownKeys`` (never dropped without a word).
   public var rejectsUnknownKeys: Bool
 
@@ -156,9 +157,10 @@ extension SettingsContainer {
       importedKeys: written.sorted(), unknownKeys: unknown, importedVersion: importedVersion)
   }
 
-  /// The value to store for an imported value, or `nil` if the setting can't read it. A value
-  /// of the kind the setting stores is checked and kept as it is; another kind (a string for a
-  /// Bool) is stored as the setting would store what it reads.
+  /// The value to store for an imported value, or `nil` if the setting can't read it.
+  ///
+  /// A value of the kind the setting stores is checked and kept as it is; another kind (a string
+  /// for a Bool) is stored as the setting would store what it reads.
   private static func accepted(
     _ value: PropertyListValue,
     by descriptor: SettingDescriptor

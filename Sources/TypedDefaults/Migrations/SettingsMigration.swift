@@ -48,9 +48,10 @@ public struct SettingsMigration: Sendable, CustomStringConvertible {
     self.body = body
   }
 
-  /// Renames a key: its value moves to `newKey` and `oldKey` is removed. If `newKey` already
-  /// holds a value, that value is kept and `oldKey` is removed (see "When the old and the new
-  /// key both exist"). Does nothing if `oldKey` holds nothing.
+  /// Renames a key: its value moves to `newKey` and `oldKey` is removed.
+  ///
+  /// If `newKey` already holds a value, that value is kept and `oldKey` is removed (see "When the
+  /// old and the new key both exist"). Does nothing if `oldKey` holds nothing.
   ///
   /// - Parameters:
   ///   - oldKey: The key the value is stored under now.
@@ -65,8 +66,10 @@ public struct SettingsMigration: Sendable, CustomStringConvertible {
   }
 
   /// Moves keys into a prefix: each key `k` listed becomes `prefix + k`, as ``renameKey(_:to:)``
-  /// does (the new key's value wins if both exist). Only the keys listed are touched, never
-  /// others that merely look alike (`userIdHistory` stays where it is when `userId` moves).
+  /// does (the new key's value wins if both exist).
+  ///
+  /// Only the keys listed are touched, never others that merely look alike (`userIdHistory` stays
+  /// where it is when `userId` moves).
   ///
   /// - Parameters:
   ///   - keys: The keys to move, exactly as stored.
@@ -91,8 +94,9 @@ public struct SettingsMigration: Sendable, CustomStringConvertible {
   }
 
   /// Changes a key's stored value with a closure on property lists: a change of representation
-  /// (a `Codable` struct that gained a field, a string that became an array). Does nothing if
-  /// the key holds nothing.
+  /// (a `Codable` struct that gained a field, a string that became an array).
+  ///
+  /// Does nothing if the key holds nothing.
   ///
   /// ```swift
   /// // V1 stored {a}; V2 is {a, b}, and b has no default in V2's decoding.

@@ -10,7 +10,9 @@
 /// rules.
 public struct SettingsMigrations: Sendable {
   /// The key the schema version is stored under, as an integer: for example
-  /// `com.example.player.schemaVersion`. Give each model on a backend its own.
+  /// `com.example.player.schemaVersion`.
+  ///
+  /// Give each model on a backend its own.
   public let versionKey: String
   /// The steps, oldest first.
   public let steps: [SettingsMigration]
@@ -167,7 +169,9 @@ public struct SettingsMigrations: Sendable {
 extension SettingsDiagnostic.Kind {
   /// A migration step renamed a key that a ``LayeredPlistStore``'s delivered or bundled file holds
   /// under its old name: no step changes a read-only file, so that value is no longer read
-  /// (``SettingsMigrations/run(on:)``). Reported when the step runs.
+  /// (``SettingsMigrations/run(on:)``).
+  ///
+  /// Reported when the step runs.
   public static let readOnlyKeyNotMigrated = SettingsDiagnostic.Kind(
     rawValue: "readOnlyKeyNotMigrated")
 }

@@ -84,8 +84,9 @@ extension SettingsGroup {
     SettingsReflection.discover(in: self, keyPrefix: Self.keyPrefix)
   }
 
-  /// The current value of every setting, by key, as property lists. Optional settings that read
-  /// `nil` and secret settings (``Setting/isSecret``) are left out.
+  /// The current value of every setting, by key, as property lists.
+  ///
+  /// Optional settings that read `nil` and secret settings (``Setting/isSecret``) are left out.
   ///
   /// - Returns: A dictionary suitable for export or display.
   public func snapshot() -> [String: PropertyListValue] {

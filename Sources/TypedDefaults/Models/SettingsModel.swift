@@ -114,16 +114,18 @@ open class SettingsModel: @unchecked Sendable {
     return listed
   }
 
-  /// The current value of every setting, by key, as property lists. Optional settings that read
-  /// `nil` and secret settings (``Setting/isSecret``) are left out.
+  /// The current value of every setting, by key, as property lists.
+  ///
+  /// Optional settings that read `nil` and secret settings (``Setting/isSecret``) are left out.
   ///
   /// - Returns: A dictionary suitable for export or display.
   public func snapshot() -> [String: PropertyListValue] {
     SettingsReflection.snapshot(of: allSettings)
   }
 
-  /// Removes every setting's stored value, so each shows its default again. Keys of the backend
-  /// that belong to no setting of this model are left alone.
+  /// Removes every setting's stored value, so each shows its default again.
+  ///
+  /// Keys of the backend that belong to no setting of this model are left alone.
   public func resetAll() {
     for descriptor in allSettings { descriptor.setting.reset() }
   }

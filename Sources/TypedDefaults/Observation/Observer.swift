@@ -43,8 +43,12 @@ final class Observer: @unchecked Sendable {
 
   /// Queues a change; returns whether the caller must drain the queue (it was idle).
   ///
-  /// - Parameter forced: Deliver even if the value equals the last one delivered (an initial
-  ///   value asked for).
+  /// - Parameters:
+  ///   - change: The change to deliver.
+  ///   - forced: Deliver even if the value equals the last one delivered (an initial value
+  ///     asked for).
+  /// - Returns: `true` if the queue was idle, so that the caller must now drain it; `false` if
+  ///   it is being drained already or the observer is cancelled (the change is then dropped).
   func enqueue(_ change: SettingsChange, forced: Bool = false) -> Bool {
     lock.lock()
     defer { lock.unlock() }
@@ -65,8 +69,9 @@ final class Observer: @unchecked Sendable {
     pendingStart = 0
   }
 
-  /// Delivers queued changes until the queue is empty or the observer is cancelled. Called only
-  /// by the thread that claimed the queue, with no lock held.
+  /// Delivers queued changes until the queue is empty or the observer is cancelled.
+  ///
+  /// Called only by the thread that claimed the queue, with no lock held.
   func drain() {
     let thread = pthread_self()
     lock.lock()
@@ -97,8 +102,10 @@ final class Observer: @unchecked Sendable {
     lock.unlock()
   }
 
-  /// Stops deliveries: none starts after this returns. A callback running on another thread is
-  /// waited for; one running on this thread (a callback cancelling its own observation) is not.
+  /// Stops deliveries: none starts after this returns.
+  ///
+  /// A callback running on another thread is waited for; one running on this thread (a callback
+  /// cancelling its own observation) is not.
   func cancel() {
     let thread = pthread_self()
     lock.lock()

@@ -66,7 +66,10 @@ final class ObserverRegistry: Sendable {
   /// observers registered before, and the new observer is told only of changes recorded after
   /// its baseline. A change racing the registration is thus either in the baseline or delivered.
   ///
-  /// - Parameter initial: Queue each observed key's current value for delivery first.
+  /// - Parameters:
+  ///   - observer: The observer, with its keys (`nil`: every key).
+  ///   - backend: The backend whose changes it observes.
+  ///   - initial: Queue each observed key's current value for delivery first.
   func register(_ observer: Observer, on backend: any SettingsBackend, initial: Bool) {
     let recorder = backend as? any RecordsOwnChanges
     if recorder == nil { _ = ordering.lock() }
@@ -151,8 +154,9 @@ final class ObserverRegistry: Sendable {
   }
 
   /// Hands every recorded change to the observers of its key, in the recorded order, then
-  /// delivers what this thread claimed to deliver, before returning. Call it holding no lock
-  /// (an observer may read, write or save the backend).
+  /// delivers what this thread claimed to deliver, before returning.
+  ///
+  /// Call it holding no lock (an observer may read, write or save the backend).
   func deliverRecorded() {
     let claimed = state.withLock { state in Self.enqueue(takeRecorded(), in: state) }
     for observer in claimed { observer.drain() }
@@ -198,8 +202,10 @@ final class ObserverRegistry: Sendable {
   }
 
   /// Records the value each of `keys` has now, as a read returns it, and delivers: what
-  /// ``SettingsBackend/reportChanges(forKeys:)`` does. Observers whose last value is the same
-  /// get nothing, and keys no one observes cost a dictionary lookup each.
+  /// ``SettingsBackend/reportChanges(forKeys:)`` does.
+  ///
+  /// Observers whose last value is the same get nothing, and keys no one observes cost a dictionary
+  /// lookup each.
   func report(_ keys: some Sequence<String>, of backend: any SettingsBackend) {
     // An observer registering after this read its baseline after the change being reported.
     let observed = state.withLock { state -> [String] in

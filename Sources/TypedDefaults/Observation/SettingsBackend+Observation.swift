@@ -161,8 +161,14 @@ extension SettingsBackend {
 
   /// Registers an observer of `keys` (`nil`: all keys).
   ///
-  /// - Parameter retaining: Whether the token keeps the backend alive (it does, but for Swift
-  ///   Observation's tracking of a setting read through a test's backend).
+  /// - Parameters:
+  ///   - keys: The keys to observe; `nil` for every key.
+  ///   - initial: Deliver each observed key's current value first.
+  ///   - retaining: Whether the token keeps the backend alive (it does, but for Swift
+  ///     Observation's tracking of a setting read through a test's backend).
+  ///   - handler: Called with each change.
+  /// - Returns: The token that keeps the observation alive; cancelling or releasing it stops
+  ///   the deliveries.
   func observe(
     registering keys: Set<String>?,
     initial: Bool,

@@ -25,7 +25,9 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
 
   /// `key → value`, or `key → (removed)`; `key → <secret>` for a key that a model bound in this
   /// process declared `secret: true` (``Setting/isSecret``), so that printing changes (a log of
-  /// them) never shows a secret. ``newValue`` itself is the real value.
+  /// them) never shows a secret.
+  ///
+  /// ``newValue`` itself is the real value.
   public var description: String {
     guard let newValue else { return "\(key) → (removed)" }
     if SecretRedaction.isDeclaredSecret(key) { return "\(key) → \(SecretRedaction.placeholder)" }

@@ -83,9 +83,10 @@ public struct Setting<Value: SettingValue>: Sendable {
     storage = SettingStorage(key: key, makeDefault: makeDefault, backend: nil)
   }
 
-  /// A setting needs a default value. Give the property an initial value
-  /// (`@Setting var volume = 0.8`) or write `@Setting("volume", default: 0.8)`. Optional settings
-  /// default to `nil` and need neither.
+  /// A setting needs a default value.
+  ///
+  /// Give the property an initial value (`@Setting var volume = 0.8`) or write
+  /// `@Setting("volume", default: 0.8)`. Optional settings default to `nil` and need neither.
   @available(
     *, unavailable,
     message:
@@ -95,8 +96,10 @@ public struct Setting<Value: SettingValue>: Sendable {
     fatalError("unavailable")
   }
 
-  /// A setting needs a default value. Give the property an initial value
-  /// (`@Setting("volume") var volume = 0.8`) or write `@Setting("volume", default: 0.8)`.
+  /// A setting needs a default value.
+  ///
+  /// Give the property an initial value (`@Setting("volume") var volume = 0.8`) or write
+  /// `@Setting("volume", default: 0.8)`.
   ///
   /// - Parameter key: The key in the backend.
   @available(
@@ -136,6 +139,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   // MARK: - Value
 
   /// The setting's current value: the stored value read as `Value`, or ``defaultValue``.
+  ///
   /// Assigning stores the value (`nil` removes the key).
   @inlinable
   public var wrappedValue: Value {
@@ -164,8 +168,9 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// - Precondition: The setting is attached to a backend (see ``Setting``).
   public var backend: any SettingsBackend { storage.boundBackend }
 
-  /// The value the backend stores for ``key``, unconverted; `nil` if it stores none. A launch
-  /// argument or registration default a `UserDefaultsBackend` reads is not stored (see
+  /// The value the backend stores for ``key``, unconverted; `nil` if it stores none.
+  ///
+  /// A launch argument or registration default a `UserDefaultsBackend` reads is not stored (see
   /// ``SettingsBackend/storedValue(forKey:)``).
   public var storedValue: PropertyListValue? { storage.storedValue }
 

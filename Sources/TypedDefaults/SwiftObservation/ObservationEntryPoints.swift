@@ -50,7 +50,10 @@ func makeOverrideTracking() -> AnyObject? {
 /// Records a read of a setting's `key` through a test's backend for Observation (a no-op
 /// outside tracking).
 ///
-/// - Parameter tracking: The setting's ``OverrideTracking`` (`makeOverrideTracking()`).
+/// - Parameters:
+///   - backend: The test's backend the setting was read through.
+///   - key: The key the read used in that backend.
+///   - tracking: The setting's ``OverrideTracking`` (`makeOverrideTracking()`).
 func settingAccessed(through backend: any SettingsBackend, key: String, tracking: AnyObject) {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {

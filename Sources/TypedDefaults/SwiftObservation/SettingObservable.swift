@@ -37,8 +37,9 @@
     }
 
     /// Tells Observation the setting changed: `withObservationTracking`'s `onChange` (at
-    /// `willSet`) and `Observations` (at `didSet`). Called after the value is stored, so both
-    /// already read the new value.
+    /// `willSet`) and `Observations` (at `didSet`).
+    ///
+    /// Called after the value is stored, so both already read the new value.
     func changed() {
       registrar.withMutation(of: self, keyPath: keyPath) {}
     }

@@ -58,7 +58,9 @@
 
     /// Keeps the observables of a binding that went (one acquisition of the pool's lock):
     /// as they are if none was ever tracked, otherwise those that were not, the others
-    /// invalidated. Beyond ``limit``, invalidates them instead.
+    /// invalidated.
+    ///
+    /// Beyond ``limit``, invalidates them instead.
     static func giveBack(_ observables: [AnyObject], someTracked: Bool) {
       var recyclable = observables
       if someTracked {

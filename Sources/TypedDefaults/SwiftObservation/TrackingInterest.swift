@@ -22,12 +22,15 @@
     /// unretained: set while the setting is bound, before it can be shared, and used only by
     /// the first `trackingStarted()`, which Swift's Observation runs inside the read of that
     /// setting (it hashes the key path in `access`), while the setting holds its binding
-    /// (`ModelBindingTests.trackingStartsInsideTheReadOfTheSetting` pins that). A weak
-    /// reference would be safe without it but cost every model 2.5 µs of its 15 to create.
+    /// (`ModelBindingTests.trackingStartsInsideTheReadOfTheSetting` pins that).
+    ///
+    /// A weak reference would be safe without it but cost every model 2.5 µs of its 15 to create.
     private unowned(unsafe) var binding: BackendBinding?
     /// For an interest standing for the setting read through a test's backend (see
     /// ``OverrideTracking``): that backend, held weakly, as the setting's model may outlive the
-    /// test. `nil` for the setting's own.
+    /// test.
+    ///
+    /// `nil` for the setting's own.
     private weak var overridingBackend: (any SettingsBackend)?
     private var key = ""
     private var observable: SettingObservable?
@@ -39,17 +42,20 @@
       lock.unlock()
     }
 
-    /// Records what to observe: the setting's key in its binding's target. Called only on an
-    /// interest just taken from the pool or created, before its setting can be shared (the
-    /// pool's lock orders it after the interest's last use), so it needs no lock of its own.
+    /// Records what to observe: the setting's key in its binding's target.
+    ///
+    /// Called only on an interest just taken from the pool or created, before its setting can be
+    /// shared (the pool's lock orders it after the interest's last use), so it needs no lock of its
+    /// own.
     func prepare(binding: BackendBinding, key: String) {
       self.binding = binding
       self.key = key
     }
 
     /// Records what to observe for a setting read through a test's backend: the setting's key
-    /// in that backend (the key the read uses). Called before the interest can be shared, as
-    /// ``prepare(binding:key:)`` is.
+    /// in that backend (the key the read uses).
+    ///
+    /// Called before the interest can be shared, as ``prepare(binding:key:)`` is.
     func prepare(overriding backend: any SettingsBackend, key: String) {
       self.binding = nil
       self.overridingBackend = backend
@@ -98,7 +104,9 @@
 
     /// Makes the interest (and its observable) ready for another setting, if no tracking ever
     /// hashed its key path: then no observer was ever registered with its observable's registrar,
-    /// so reusing the pair for another setting is invisible. Returns whether it did.
+    /// so reusing the pair for another setting is invisible.
+    ///
+    /// Returns whether it did.
     func recycle() -> Bool {
       lock.lock()
       defer { lock.unlock() }

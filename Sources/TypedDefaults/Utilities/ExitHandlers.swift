@@ -7,6 +7,7 @@
 #endif
 
 /// Work to run when the process exits normally: by returning from `main` or calling `exit()`.
+///
 /// Not run when the process is killed by a signal or crashes. Used to flush `UserDefaults` and
 /// save layered stores that still have unsaved changes.
 enum ExitHandlers {
@@ -16,8 +17,9 @@ enum ExitHandlers {
     return true
   }()
 
-  /// Registers `action` to run at exit on behalf of `owner`, replacing any earlier one. The
-  /// action should capture its owner weakly, so registering doesn't keep it alive.
+  /// Registers `action` to run at exit on behalf of `owner`, replacing any earlier one.
+  ///
+  /// The action should capture its owner weakly, so registering doesn't keep it alive.
   static func register(_ owner: AnyObject, _ action: @escaping @Sendable () -> Void) {
     _ = installed
     handlers.withLock { $0[ObjectIdentifier(owner)] = action }

@@ -50,6 +50,8 @@ extension SettingsValidation {
   ///   - owner: The type of the model it is bound for.
   ///   - backend: The name of the backend it is bound to.
   ///   - group: The name of the group type that declares it, if a group does.
+  /// - Returns: The message: where the setting is bound already, why a setting belongs to one
+  ///   model, and how to give each property a group of its own.
   static func reboundSettingMessage(
     _ setting: String, key: String, of owner: String, on backend: String, group: String?
   ) -> String {

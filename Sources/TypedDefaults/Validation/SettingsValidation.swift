@@ -58,7 +58,11 @@ enum SettingsValidation {
   /// backend that ``LearnsDeclaredKeys``, the first time the type is bound to that backend; see
   /// the type's documentation.
   ///
-  /// - Parameter settings: The model's settings, discovered only the first time.
+  /// - Parameters:
+  ///   - type: The model type.
+  ///   - keyPrefix: The model type's key prefix.
+  ///   - binding: The binding the model is bound through, to the backend checked.
+  ///   - settings: The model's settings, discovered only the first time.
   static func checkOnce(
     _ type: Any.Type, keyPrefix: String, on binding: BackendBinding,
     settings: @autoclosure () -> [SettingDescriptor]
@@ -156,6 +160,8 @@ enum SettingsValidation {
   ///   - prefix: The model's own ``SettingsModel/keyPrefix`` (empty for none).
   ///   - typeName: The model type's name, for the message.
   ///   - firstKey: One of its full keys, to show what the prefix makes of them.
+  /// - Returns: The message, suggesting the prefix ended with `.`; `nil` if the prefix is empty
+  ///   or ends in a separator.
   static func prefixProblem(_ prefix: String, of typeName: String, firstKey: String?) -> String? {
     guard let last = prefix.unicodeScalars.last,
       CharacterSet.alphanumerics.contains(last)

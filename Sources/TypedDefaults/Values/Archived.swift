@@ -191,9 +191,11 @@ enum ArchivedClassNames {
 
   /// The Foundation classes an archive may hold on Linux: those whose swift-corelibs-foundation
   /// `init(coder:)` was read and tried with hostile fields and returns `nil` rather than stop the
-  /// process (Swift 6.3.1). `NSString` force-casts `NS.string`, `NSError` force-unwraps
-  /// `NSDomain`, and `NSDictionary` reads past its objects when `NS.keys` is the longer: an
-  /// archive can hold any fields, so such classes are refused rather than decoded.
+  /// process (Swift 6.3.1).
+  ///
+  /// `NSString` force-casts `NS.string`, `NSError` force-unwraps `NSDomain`, and `NSDictionary`
+  /// reads past its objects when `NS.keys` is the longer: an archive can hold any fields, so such
+  /// classes are refused rather than decoded.
   static let foundationClassesSafeToDecode: Set<String> = [
     "NSArray", "NSData", "NSDate", "NSNumber", "NSURL", "NSUUID",
   ]

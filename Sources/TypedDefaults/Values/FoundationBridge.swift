@@ -1,8 +1,9 @@
 import Foundation
 
 /// Conversions between ``PropertyListValue`` and the objects Foundation's two property-list edges
-/// use: `UserDefaults` and `PropertyListSerialization`. This is the only place such conversions
-/// live.
+/// use: `UserDefaults` and `PropertyListSerialization`.
+///
+/// This is the only place such conversions live.
 ///
 /// Foundation hands property-list values over in several shapes, which differ between Linux and
 /// Apple platforms: native Swift values (`Int`, `Bool`, `String`…), `NSNumber`s whose `Bool`-ness
@@ -11,13 +12,16 @@ import Foundation
 /// (`1 as? Bool` is `true` for an `NSNumber`).
 enum FoundationBridge {
   /// The deepest nesting of arrays and dictionaries accepted when reading; deeper input is refused
-  /// rather than risk exhausting the stack. Writes are held to the same limit (see
-  /// ``WriteValidation``), so whatever is written can be read back.
+  /// rather than risk exhausting the stack.
+  ///
+  /// Writes are held to the same limit (see ``WriteValidation``), so whatever is written can be
+  /// read back.
   static let maximumDepth = 512
 
-  /// The most values (scalars and containers) one conversion produces. A binary property list
-  /// can refer to one array from many places, so a few hundred bytes can describe billions of
-  /// values; past this budget the input is refused rather than expanded.
+  /// The most values (scalars and containers) one conversion produces.
+  ///
+  /// A binary property list can refer to one array from many places, so a few hundred bytes can
+  /// describe billions of values; past this budget the input is refused rather than expanded.
   static let maximumValueCount = 1_000_000
 
   /// A value Foundation returned that is not a property-list value, with where it was found.
@@ -40,6 +44,7 @@ enum FoundationBridge {
   ///
   /// - Parameter object: A value returned by `UserDefaults.object(forKey:)` or
   ///   `PropertyListSerialization`.
+  /// - Returns: The object as a ``PropertyListValue``.
   /// - Throws: ``ConversionError`` for a value that is not a property-list value (a null, a
   ///   dictionary with a non-string key), nesting deeper than ``maximumDepth``, or more than
   ///   ``maximumValueCount`` values.

@@ -127,8 +127,9 @@ enum KeyedArchiveCheck {
 
   /// On Linux, refuses objects that refer to each other in a cycle reachable from the root (corelibs
   /// caches an object only once its `init(coder:)` returns, so a cycle recurses until the stack
-  /// overflows) and chains of nested objects longer than ``maximumNesting``. An iterative
-  /// depth-first walk, so hostile archives can't exhaust this check's stack either.
+  /// overflows) and chains of nested objects longer than ``maximumNesting``.
+  ///
+  /// An iterative depth-first walk, so hostile archives can't exhaust this check's stack either.
   ///
   /// The chain measured is the longest one from the root, not the walk's own path: objects may be
   /// shared, and the unarchiver may first reach a shared object through a longer chain than the

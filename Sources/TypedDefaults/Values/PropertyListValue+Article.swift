@@ -1,6 +1,8 @@
 extension PropertyListFile {
-  /// The kind with its article, for messages: "an array", "a string", "data". Used by the
-  /// messages of value conversion, migrations and reads of a stored value of the wrong kind.
+  /// The kind with its article, for messages: "an array", "a string", "data".
+  ///
+  /// Used by the messages of value conversion, migrations and reads of a stored value of the wrong
+  /// kind.
   ///
   /// - Parameter kind: The kind of a property-list value.
   /// - Returns: The kind's name with its indefinite article (none for data).

@@ -105,7 +105,9 @@ extension PropertyListValue.Integer: ExpressibleByIntegerLiteral {
 
 extension FixedWidthInteger {
   /// Creates an integer from a property-list integer, or `nil` if the value doesn't fit in this
-  /// type. Never wraps or truncates.
+  /// type.
+  ///
+  /// Never wraps or truncates.
   ///
   /// - Parameter value: The property-list integer to convert.
   @inlinable

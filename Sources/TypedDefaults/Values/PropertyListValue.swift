@@ -88,12 +88,16 @@ extension PropertyListValue {
 // MARK: - Accessors
 
 extension PropertyListValue {
-  /// The string, if this value is a ``string(_:)``; otherwise `nil`. Performs no conversion.
+  /// The string, if this value is a ``string(_:)``; otherwise `nil`.
+  ///
+  /// Performs no conversion.
   public var stringValue: String? {
     if case .string(let value) = self { value } else { nil }
   }
 
-  /// The Boolean, if this value is a ``bool(_:)``; otherwise `nil`. Performs no conversion.
+  /// The Boolean, if this value is a ``bool(_:)``; otherwise `nil`.
+  ///
+  /// Performs no conversion.
   public var boolValue: Bool? {
     if case .bool(let value) = self { value } else { nil }
   }
@@ -103,7 +107,9 @@ extension PropertyListValue {
     if case .integer(let value) = self { Int(exactly: value) } else { nil }
   }
 
-  /// The number, if this value is a ``real(_:)``; otherwise `nil`. Performs no conversion.
+  /// The number, if this value is a ``real(_:)``; otherwise `nil`.
+  ///
+  /// Performs no conversion.
   public var doubleValue: Double? {
     if case .real(let value) = self { value } else { nil }
   }
@@ -199,8 +205,9 @@ extension PropertyListValue: ExpressibleByDictionaryLiteral {
 extension PropertyListValue: CustomStringConvertible {
   /// A compact rendering of the value in the style of old-style (OpenStep) property lists:
   /// strings quoted when needed, dictionaries with sorted keys, dates in ISO 8601 and data in
-  /// hexadecimal. Booleans print as `true` and `false`, so they can't be mistaken for the
-  /// integers 1 and 0.
+  /// hexadecimal.
+  ///
+  /// Booleans print as `true` and `false`, so they can't be mistaken for the integers 1 and 0.
   public var description: String {
     var output = ""
     write(to: &output)

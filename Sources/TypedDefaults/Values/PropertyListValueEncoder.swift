@@ -47,7 +47,9 @@ public struct PropertyListValueEncoder: Sendable {
 // MARK: - Encoding tree
 
 /// A value under construction: a scalar, or a container of child nodes filled in as encoding
-/// proceeds. Finished into a ``PropertyListValue`` once the whole value is encoded.
+/// proceeds.
+///
+/// Finished into a ``PropertyListValue`` once the whole value is encoded.
 private final class EncodingNode {
   enum Kind {
     case unset, scalar, null, keyed, unkeyed

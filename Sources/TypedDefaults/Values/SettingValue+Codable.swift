@@ -3,9 +3,10 @@ import Foundation
 // MARK: - Codable, as a property-list structure
 
 extension SettingValue where Self: Codable {
-  /// Decodes the value from its property-list form with ``PropertyListValueDecoder``. A stored
-  /// value whose shape doesn't match the type (written by an older version of the app, say) fails
-  /// the read, so the setting shows its default; the stored data is left as it is.
+  /// Decodes the value from its property-list form with ``PropertyListValueDecoder``.
+  ///
+  /// A stored value whose shape doesn't match the type (written by an older version of the app,
+  /// say) fails the read, so the setting shows its default; the stored data is left as it is.
   ///
   /// - Parameter propertyListValue: The stored value.
   public init?(propertyListValue: PropertyListValue) {

@@ -158,8 +158,10 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   }
 
   /// The stored value as a `RawValue`, or `nil`: a stored bool is never the raw value of a type
-  /// whose raw values are not `Bool` (see ``init(propertyListValue:)``). Both initializers below,
-  /// the RawRepresentable one and the RawRepresentable-and-Codable one, read through it.
+  /// whose raw values are not `Bool` (see ``init(propertyListValue:)``).
+  ///
+  /// Both initializers below, the RawRepresentable one and the RawRepresentable-and-Codable one,
+  /// read through it.
   @inlinable
   static func storedRawValue(_ propertyListValue: PropertyListValue) -> RawValue? {
     if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }

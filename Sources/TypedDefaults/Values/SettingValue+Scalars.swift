@@ -63,7 +63,9 @@ extension Bool: SettingValue {
 // standard integer type is both).
 extension SettingValue where Self: FixedWidthInteger & Codable {
   /// Reads an integer that fits this type; a real with no fractional part that fits; a bool as 1
-  /// or 0; or a string holding only a decimal integer that fits. Never wraps or truncates.
+  /// or 0; or a string holding only a decimal integer that fits.
+  ///
+  /// Never wraps or truncates.
   ///
   /// - Parameter propertyListValue: The stored value.
   @inlinable
@@ -85,8 +87,9 @@ extension SettingValue where Self: FixedWidthInteger & Codable {
     }
   }
 
-  /// Stores the value as a property-list integer. Every value of every fixed-width integer type up
-  /// to 64 bits is representable.
+  /// Stores the value as a property-list integer.
+  ///
+  /// Every value of every fixed-width integer type up to 64 bits is representable.
   ///
   /// - Returns: ``PropertyListValue/integer(_:)``.
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value outside
@@ -234,8 +237,9 @@ extension Float: SettingValue {
 
 extension String: SettingValue {
   /// Reads a string, or an integer as its decimal digits (a real, a bool or a date does not read:
-  /// their text forms are ambiguous). The same on every platform, unlike
-  /// `UserDefaults.string(forKey:)`.
+  /// their text forms are ambiguous).
+  ///
+  /// The same on every platform, unlike `UserDefaults.string(forKey:)`.
   ///
   /// - Parameter propertyListValue: The stored value.
   @inlinable
@@ -275,7 +279,9 @@ extension Date: SettingValue {
   }
 
   /// Stores the date as a property-list date, which `UserDefaults.object(forKey:)` returns as a
-  /// `Date`. XML property lists keep whole seconds; binary ones keep full precision.
+  /// `Date`.
+  ///
+  /// XML property lists keep whole seconds; binary ones keep full precision.
   ///
   /// - Returns: ``PropertyListValue/date(_:)``.
   @inlinable

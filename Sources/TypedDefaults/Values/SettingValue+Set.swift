@@ -2,8 +2,9 @@
 
 extension Set: SettingValue where Element: SettingValue {
   /// Reads an array whose every element reads as `Element`, in any order; an element stored twice
-  /// counts once. One element that doesn't read makes the whole read fail (the setting then shows
-  /// its default).
+  /// counts once.
+  ///
+  /// One element that doesn't read makes the whole read fail (the setting then shows its default).
   ///
   /// - Parameter propertyListValue: The stored value.
   @inlinable

@@ -82,9 +82,10 @@
 public protocol SettingValue: Sendable {
   /// Reads a stored property-list value as this type.
   ///
+  /// Fails (`nil`) if the value can't be read as this type without losing information; the
+  /// setting then uses its default and reports a ``SettingsDiagnostic/Kind/typeMismatch``.
+  ///
   /// - Parameter propertyListValue: The value a backend returned for the setting's key.
-  /// - Returns: `nil` if the value can't be read as this type without losing information; the
-  ///   setting then uses its default and reports a ``SettingsDiagnostic/Kind/typeMismatch``.
   init?(propertyListValue: PropertyListValue)
 
   /// The property-list value this value is stored as.

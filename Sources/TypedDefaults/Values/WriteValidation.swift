@@ -2,10 +2,12 @@
 /// the reading side refuses values nested deeper than ``FoundationBridge/maximumDepth`` or
 /// holding more than ``FoundationBridge/maximumValueCount`` values (its defences against hostile
 /// files), and dates that are not finite (no time is NaN or infinite; XML can't write one, and
-/// the binary reader refuses one). Every backend (``InMemoryBackend`` too, so that a model tested
-/// in memory behaves as in production) and ``PropertyListFile`` apply this one rule and refuse
-/// such a value rather than store something the next launch can't read. What only some formats
-/// refuse (XML's characters) is checked by the backends that store them.
+/// the binary reader refuses one).
+///
+/// Every backend (``InMemoryBackend`` too, so that a model tested in memory behaves as in
+/// production) and ``PropertyListFile`` apply this one rule and refuse such a value rather than
+/// store something the next launch can't read. What only some formats refuse (XML's characters) is
+/// checked by the backends that store them.
 enum WriteValidation {
   enum Problem {
     case tooDeep, tooMany

@@ -73,8 +73,10 @@ enum ImportCommand: Command {
   }
 
   /// Reads standard input to its end, as a file is read: at most `limit` bytes, the limit a
-  /// property-list file is held to. One byte more is read to tell a full-size input from a
-  /// larger one, and a larger one is refused then, without reading the rest into memory.
+  /// property-list file is held to.
+  ///
+  /// One byte more is read to tell a full-size input from a larger one, and a larger one is refused
+  /// then, without reading the rest into memory.
   ///
   /// - Throws: ``SettingsError/Code/fileTooLarge`` past the limit,
   ///   ``SettingsError/Code/fileNotReadable`` if standard input can't be read; both name

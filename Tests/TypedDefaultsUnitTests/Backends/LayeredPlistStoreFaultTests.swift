@@ -650,7 +650,7 @@ import TypedDefaultsTestSupport
   }
 
   /// The names a corrupt `data.plist` is moved aside to at `date`: `data.plist.corrupt-<stamp>`
-  /// and the same with `-2`, `-3`…
+  /// and the same with `-2`, `-3` and so on.
   private static func asideNames(at date: Date, counters: ClosedRange<Int>) -> [String] {
     let stamp = date.formatted(
       Date.ISO8601FormatStyle(
@@ -761,8 +761,10 @@ import TypedDefaultsTestSupport
 
   /// Another program replaces `data.plist`, ignoring the lock, with a corrupt file and about
   /// 150 ms later with a valid one, while a store opens it: judging takes four reads 50 ms apart,
-  /// so the store judges the file corrupt about when it is replaced. Whatever the timing, a store
-  /// moves aside only the corrupt file it judged, never the valid one that replaced it.
+  /// so the store judges the file corrupt about when it is replaced.
+  ///
+  /// Whatever the timing, a store moves aside only the corrupt file it judged, never the valid one
+  /// that replaced it.
   @Test func onlyTheCorruptFileThatWasJudgedIsMovedAside() throws {
     let directory = try TemporaryDirectory()
     defer { withExtendedLifetime(directory) {} }
@@ -842,6 +844,7 @@ import TypedDefaultsTestSupport
 
   /// A save in progress in another PID namespace (a sidecar container sharing the folder): the
   /// saver holds the file lock and has written its temporary file, whose pid means nothing here.
+  ///
   /// `openSecond` opens another store on the file meanwhile; the temporary file must survive it,
   /// and the saver's rename succeed.
   private static func saveInAnotherNamespace(

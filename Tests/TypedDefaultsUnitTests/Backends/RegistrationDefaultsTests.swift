@@ -50,6 +50,7 @@ private final class HintModel: SettingsModel, @unchecked Sendable {
 
   /// Registration is process-wide, and so was the check for it: after a model on suite A
   /// registered `flag = true`, a setting on suite B storing `true` read as unset (`false`).
+  ///
   /// A value equal to the registered one that this process's own raw `UserDefaults` code or
   /// another process stored is counted as stored once taken in (the whole domain is compared
   /// then); it reads `true` at once.
@@ -87,7 +88,9 @@ private final class HintModel: SettingsModel, @unchecked Sendable {
 
   /// Values other code registers directly with `UserDefaults.register(defaults:)` were counted
   /// as stored: `hasStoredValue`, changed-only exports, and from there an import into another
-  /// store. They are read, as `object(forKey:)` reads them, and never stored.
+  /// store.
+  ///
+  /// They are read, as `object(forKey:)` reads them, and never stored.
   @Test func aValueOtherCodeRegistersDirectlyIsReadButNeverCountedAsStored() throws {
     struct Delays: SettingsGroup { @Setting("RegistrationDefaultsTests.directDelay") var delay = 0 }
     UserDefaults.standard.register(defaults: ["RegistrationDefaultsTests.directDelay": 3])

@@ -169,7 +169,9 @@ import TypedDefaultsTesting
     }
 
     /// In a fresh home `~/.config` doesn't exist yet: every save failed "the folder does not
-    /// exist", and the values were lost at exit. Corelibs creates the folder, owner-only.
+    /// exist", and the values were lost at exit.
+    ///
+    /// Corelibs creates the folder, owner-only.
     @Test(arguments: domains)
     func aSuiteSavesInAFreshHomeWithNoConfigFolder(standard: Bool) throws {
       let home = try TemporaryDirectory()
@@ -470,8 +472,9 @@ import TypedDefaultsTesting
     }
 
     /// A 10 MB non-ASCII string (20 MB as UTF-16 in a binary file) used to be accepted, after
-    /// which every save of the suite threw `fileTooLarge`, for ever. The suite file follows the
-    /// layered store's rule now: refused when written, naming the key.
+    /// which every save of the suite threw `fileTooLarge`, for ever.
+    ///
+    /// The suite file follows the layered store's rule now: refused when written, naming the key.
     @Test func aValueNoSaveCouldWriteIsRefusedWhenSetAndLaterChangesOfTheSuiteStillSave() throws {
       let suite = TemporarySuite()
       let huge = String(repeating: "é", count: 10_000_000)

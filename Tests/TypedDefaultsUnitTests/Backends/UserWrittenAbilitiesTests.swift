@@ -39,6 +39,7 @@ final class JournalStorage: Sendable {
 
 /// A backend a user writes that adopts every ability, with nothing but the public API: values in
 /// memory behind a lock, saved to a ``JournalStorage`` when asked, reloaded from it, watching it.
+///
 /// Counts the calls the library makes, so the tests can tell which path a model operation took.
 final class JournalBackend: MultiKeyUpdatingBackend, SavingBackend, ReloadingBackend,
   WatchingBackend

@@ -12,16 +12,20 @@ import TypedDefaultsTestSupport
 
 /// How a store knows whether another process saved its file since it last read or wrote it: the
 /// version it knows is held open (``FileVersion``), so the inode number it compares can't be
-/// given to another file. Saves replace the file by a rename, which freed the old inode; a later
-/// save's new file then got the same number, and with the same size and timestamps within the
-/// clock's granularity it looked unchanged, so a save skipped reading the other process's
-/// changes and wrote over them (lost keys, doubled increments in a four-process migration).
+/// given to another file.
+///
+/// Saves replace the file by a rename, which freed the old inode; a later save's new file then got
+/// the same number, and with the same size and timestamps within the clock's granularity it looked
+/// unchanged, so a save skipped reading the other process's changes and wrote over them (lost keys,
+/// doubled increments in a four-process migration).
 @Suite struct LayeredPlistStoreFileVersionTests {
   private static let quiet = LayeredPlistStore.Options(savesAtExit: false)
 
   /// Replaces the file at `url` as another process's save could, at worst: removes it, then
   /// creates a new file with `bytes` (the freed inode number is free for it) and gives it the
-  /// modification time `like` had. Returns the new file's identity.
+  /// modification time `like` had.
+  ///
+  /// Returns the new file's identity.
   private static func replaceReusingTheFreedInode(
     _ url: URL, with bytes: Data, modificationTimeOf like: FileIdentity
   ) throws -> FileIdentity {

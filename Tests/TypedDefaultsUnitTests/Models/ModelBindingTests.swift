@@ -141,8 +141,9 @@ private struct OtherSettings: SettingsGroup {
 
   /// The invariant `TrackingInterest` relies on to hold its binding unretained: Swift's
   /// Observation hashes the key path (which starts tracking) inside the read itself, while the
-  /// reading setting holds its binding, not later when it installs the tracking. Should a
-  /// release of Observation ever hash later, this fails before a model released inside the
+  /// reading setting holds its binding, not later when it installs the tracking.
+  ///
+  /// Should a release of Observation ever hash later, this fails before a model released inside the
   /// tracked closure could be reached through a dangling reference.
   @Test func trackingStartsInsideTheReadOfTheSetting() throws {
     let backend = InMemoryBackend()

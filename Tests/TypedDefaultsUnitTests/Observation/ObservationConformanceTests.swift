@@ -128,8 +128,10 @@ import TypedDefaultsTestSupport
   /// 100 tasks each write a distinct value to one setting, 20 rounds: every write delivers one
   /// event to each observer (a typed one, a raw one and one of every key), and all three get
   /// the same values in the same order (the order the writes took effect), ending on the value
-  /// stored. Publishing used to read the key's value back, so two racing writes could publish
-  /// the later value twice, and the observer dropped the second as no change.
+  /// stored.
+  ///
+  /// Publishing used to read the key's value back, so two racing writes could publish the later
+  /// value twice, and the observer dropped the second as no change.
   @Test(arguments: BackendFactory.observableWithScopedViews)
   func concurrentWritesToOneSettingEachDeliverOneEventInWriteOrder(
     _ factory: BackendFactory

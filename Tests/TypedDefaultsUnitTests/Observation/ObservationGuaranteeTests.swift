@@ -20,6 +20,7 @@ import TypedDefaultsTestSupport
 private let leakedByDeadlocks = Locked<[any Sendable]>([])
 
 /// Probes that try to break the observation guarantees of issue #11 (ObservingChanges.md).
+///
 /// Tests that fail expose a bug; the others pin a guarantee not pinned elsewhere.
 @Suite(.tags(.breakIt)) struct ObservationGuaranteeTests {
   // MARK: - Helpers
@@ -54,7 +55,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
 
   // MARK: - Phantom events for observers of every key
 
-  /// "Writing the value a key already holds, or removing a key that has none, delivers nothing."
+  /// "Writing the value a key already holds, or removing a key that has none, delivers nothing".
   @Test(arguments: BackendFactory.observable)
   func removingAnAbsentKeyDeliversNothingToAnObserverOfEveryKey(
     _ factory: BackendFactory
@@ -92,6 +93,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   // MARK: - Observers run under the save lock
 
   /// "Observers run outside every backend lock"; "A callback may read and write the backend".
+  ///
   /// An observer that saves the store when a reload brings a change in deadlocks: reload()
   /// publishes while holding the store's save lock.
   @Test func anObserverSavingTheStoreFromAReloadCallbackDoesNotDeadlock() async throws {
@@ -116,8 +118,10 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   }
 
   /// The issue's clamp, on a store that saves after every write and watches its file: another
-  /// process saves k = 20; the observer writes 10 back. The write-back's save re-enters the save
-  /// lock reload() holds on the watch queue: the store never saves 10.
+  /// process saves k = 20; the observer writes 10 back.
+  ///
+  /// The write-back's save re-enters the save lock reload() holds on the watch queue: the store
+  /// never saves 10.
   @Test func aClampOnAnAutosavingWatchingStoreSavesTheClampedValue() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
@@ -189,6 +193,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   }
 
   /// The article: "two UserDefaultsBackends on the same suite share values but not observers".
+  ///
   /// Without a watch, a write through one is not told to the other's observers.
   @Test func aWriteThroughAnotherBackendOnTheSameSuiteWithoutWatching() async throws {
     let suite = TemporarySuite()
@@ -268,9 +273,10 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   /// "A save by atomic rename … must be seen every time"; an in-place rewrite (the article: "a
   /// plain UserDefaults program's synchronize() (corelibs rewrites the file in place)") that
   /// keeps the file's size and modification time is not: the reload compares only device,
-  /// inode, size and mtime, and skips the read. The mtime is put back here by hand, as a file
-  /// system with 1-second timestamps (ext4 with 128-byte inodes, HFS+, FAT, many NFS servers),
-  /// or `cp -p`/`rsync --inplace -t`, leaves it.
+  /// inode, size and mtime, and skips the read.
+  ///
+  /// The mtime is put back here by hand, as a file system with 1-second timestamps (ext4 with
+  /// 128-byte inodes, HFS+, FAT, many NFS servers), or `cp -p`/`rsync --inplace -t`, leaves it.
   @Test func anInPlaceRewriteKeepingSizeAndModificationTimeIsSeen() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
@@ -295,8 +301,9 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
 
   /// Editors' and tools' saves, one after another on one watching store: vim's default (rename
   /// the original aside, write a new file), write-to-temporary + `mv` over the file, in-place
-  /// truncate + write, a hard link replacing the name (`ln -f`), and the file deleted. Each is
-  /// seen; an observer of `k` gets only `k`, ending on each value in turn.
+  /// truncate + write, a hard link replacing the name (`ln -f`), and the file deleted.
+  ///
+  /// Each is seen; an observer of `k` gets only `k`, ending on each value in turn.
   @Test func editorsSavesAreEachSeenByAWatchingStore() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
@@ -521,7 +528,9 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   // MARK: - Typed observation
 
   /// A wrong-typed value arrives as the default, and a second different wrong-typed value
-  /// arrives as the default again; the removal after it too. Each change of the key is one call.
+  /// arrives as the default again; the removal after it too.
+  ///
+  /// Each change of the key is one call.
   @Test(arguments: BackendFactory.observable)
   func typedObserverGetsTheDefaultForEachWrongTypedValue(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in
@@ -573,6 +582,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   // MARK: - settings watch
 
   /// Issue #11: "`settings watch DOMAIN [KEY…]` … for suites, plist files and store folders".
+  ///
   /// The tool refuses suites (exit 64), though on Linux `UserDefaultsBackend.startWatching()`
   /// sees other processes' saves of the suite file.
   @Test func settingsWatchWatchesAUserDefaultsSuite() async throws {

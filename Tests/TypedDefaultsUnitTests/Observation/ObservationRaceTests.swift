@@ -12,7 +12,9 @@ import TypedDefaultsTesting
 /// Probes that try to break issue 17's observation promises under contention (items 6, 7 and
 /// 12): racing writers of every kind on every backend, observers registered and cancelled while
 /// writes race, re-entrant observers, streams, tracking inside test scopes, diagnostics
-/// captures. Tests that pass pin a promise not pinned elsewhere.
+/// captures.
+///
+/// Tests that pass pin a promise not pinned elsewhere.
 @Suite(.tags(.breakIt)) struct ObservationRaceTests {
   // MARK: - Helpers
 
@@ -50,7 +52,9 @@ import TypedDefaultsTesting
 
   /// Observes `volume` (the earlier observer), then runs three writers (60 distinct values
   /// each, from `round * 10_000`) and, on a fourth thread, `register`; then writes `-round` and
-  /// cancels both observations. Returns what the earlier observer got.
+  /// cancels both observations.
+  ///
+  /// Returns what the earlier observer got.
   func eventsAroundARacingRegistration(
     of settings: ObservedSettings, on backend: any SettingsBackend, round: Int,
     _ register: @escaping @Sendable () -> ObservationToken

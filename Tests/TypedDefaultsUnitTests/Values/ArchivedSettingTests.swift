@@ -318,8 +318,10 @@ private func archive(_ object: NSObject) throws -> Data {
   }
 
   /// An archive of `ArchivedSample(name: "sample", count: 12)` as `NSKeyedArchiver` wrote it in
-  /// one test process: the root's keys in the order `name`, `$class`, `count`. The order depends
-  /// on the process's hash seed, and with it, which single-byte corruptions exist.
+  /// one test process: the root's keys in the order `name`, `$class`, `count`.
+  ///
+  /// The order depends on the process's hash seed, and with it, which single-byte corruptions
+  /// exist.
   static let archiveWithNameBeforeClass = Data(
     base64Encoded:
       "YnBsaXN0MDDUAQIDBAUWFxhYJG9iamVjdHNYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3CkBgcOD1UkbnVsbNMICQoLDA1Ub"
@@ -330,9 +332,11 @@ private func archive(_ object: NSObject) throws -> Data {
 
   /// That archive with one bit flipped (byte 62, the root's first key reference, 8 to 9): the
   /// root now holds `$class` twice, first referring to the string "sample", then to the class
-  /// description. CoreFoundation keeps the first, so corelibs' unarchiver met a class reference
-  /// to a string and trapped (SIGILL, a force-unwrapped `nil` in `_decodeObject(_:)`), twice in
-  /// full `swift test` runs and in about one run in five of the corruption test alone.
+  /// description.
+  ///
+  /// CoreFoundation keeps the first, so corelibs' unarchiver met a class reference to a string and
+  /// trapped (SIGILL, a force-unwrapped `nil` in `_decodeObject(_:)`), twice in full `swift test`
+  /// runs and in about one run in five of the corruption test alone.
   static var archiveHoldingClassTwice: Data {
     var bytes = archiveWithNameBeforeClass
     bytes[62] ^= 0x01

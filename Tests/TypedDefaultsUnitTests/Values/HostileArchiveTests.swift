@@ -148,10 +148,12 @@ private struct HandMadeArchive {
 
   #if !canImport(Darwin)
     /// Field case: chains of 200 links where each link of the root's chain also holds an array
-    /// of the other chains' heads, deepest first. The check's walk reached each shared head early
-    /// through that array, and so measured 200-odd levels; the unarchiver, following `next`,
-    /// nested 200 per chain: 50 chains (830 KB) passed the check and overflowed the stack
-    /// (SIGSEGV at about 1 KB a level). The check now measures the longest chain from the root.
+    /// of the other chains' heads, deepest first.
+    ///
+    /// The check's walk reached each shared head early through that array, and so measured 200-odd
+    /// levels; the unarchiver, following `next`, nested 200 per chain: 50 chains (830 KB) passed
+    /// the check and overflowed the stack (SIGSEGV at about 1 KB a level). The check now measures
+    /// the longest chain from the root.
     @Test func sharedObjectsCannotHideAChainLongerThanTheNestingLimit() throws {
       var archive = HandMadeArchive()
       let link = archive.addClass(BreakItLink.self)
@@ -209,8 +211,9 @@ private struct HandMadeArchive {
   #endif
 
   /// The ways an archive can name a class besides an object's `$classname`: a hint, a class
-  /// description reached as a value, an object naming a class without `$class`. None constructs
-  /// the class, and those the check sees are refused.
+  /// description reached as a value, an object naming a class without `$class`.
+  ///
+  /// None constructs the class, and those the check sees are refused.
   @Test func aClassThatIsNotAllowedIsNeverConstructed() throws {
     func archive(
       _ build: (inout HandMadeArchive, PropertyListValue) -> [String: PropertyListValue]
@@ -247,8 +250,10 @@ private struct HandMadeArchive {
   }
 
   /// 40 levels of links, each level's `next` and `leaf` both the next level's link: 2^40 paths
-  /// through 41 objects. The unarchiver decodes a shared object once, and the check walks each
-  /// object once, so the read is immediate; a misplaced link where a leaf is decoded is `nil`.
+  /// through 41 objects.
+  ///
+  /// The unarchiver decodes a shared object once, and the check walks each object once, so the read
+  /// is immediate; a misplaced link where a leaf is decoded is `nil`.
   @Test func sharedObjectsAreDecodedOnceNotOncePerPath() throws {
     var archive = HandMadeArchive()
     let link = archive.addClass(BreakItLink.self)

@@ -5,8 +5,10 @@ import TypedDefaultsTestSupport
 @testable import TypedDefaults
 
 /// Type-bridging bugs reported against settings libraries in the field, one test each, named
-/// after the behaviour it pins. Each runs on every backend, through a reload (a new store on the
-/// saved file, or a second process reading the UserDefaults suite) where it matters.
+/// after the behaviour it pins.
+///
+/// Each runs on every backend, through a reload (a new store on the saved file, or a second process
+/// reading the UserDefaults suite) where it matters.
 @Suite(.tags(.regression)) struct TypeBridgingTests {
   private struct Numbers: SettingsGroup {
     @Setting var ratio = 0.0
@@ -38,8 +40,10 @@ import TypedDefaultsTestSupport
     }
   }
 
-  /// Foundation's `string(forKey:)` returns nil for a number on macOS and its text on Linux. The
-  /// library's rule, the same everywhere: an integer reads as its decimal digits, a real doesn't.
+  /// Foundation's `string(forKey:)` returns nil for a number on macOS and its text on Linux.
+  ///
+  /// The library's rule, the same everywhere: an integer reads as its decimal digits, a real
+  /// doesn't.
   @Test(arguments: BackendFactory.all)
   func aNumberReadByAStringSettingFollowsOneRuleOnEveryPlatform(
     _ factory: BackendFactory

@@ -1,4 +1,5 @@
 /// A backend whose storage can't hold every key: a file format that refuses some characters.
+///
 /// The check of a model's declaration asks it about each key, once per model type, and reports
 /// the keys it refuses as ``SettingsDiagnostic/Kind/invalidKey`` diagnostics
 /// (`SettingsValidation`).

@@ -5,8 +5,9 @@
 enum SettingsBackends {
   /// Changes a key of `backend` from its current value: with the backend's
   /// ``UpdatingBackend/update(forKey:_:)`` where it has one (one step, as the backend documents);
-  /// otherwise a read, `transform` and a write, with nothing held between them. Reported to the
-  /// key's observers once (``ObservationCenter/writing(_:to:_:)``).
+  /// otherwise a read, `transform` and a write, with nothing held between them.
+  ///
+  /// Reported to the key's observers once (``ObservationCenter/writing(_:to:_:)``).
   static func update(
     of backend: any SettingsBackend,
     forKey key: String,
@@ -27,8 +28,10 @@ enum SettingsBackends {
 
   /// Changes several keys of `backend` as one step where the backend offers one
   /// (``MultiKeyUpdatingBackend/updateValues(_:)``); on another backend, reads its values,
-  /// transforms them and writes the differences with no lock around the whole. Each key
-  /// `transform` changed is reported to its observers once, with the value the update left.
+  /// transforms them and writes the differences with no lock around the whole.
+  ///
+  /// Each key `transform` changed is reported to its observers once, with the value the update
+  /// left.
   static func updateValues<Result>(
     of backend: any SettingsBackend,
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
@@ -58,7 +61,9 @@ enum SettingsBackends {
   }
 
   /// Reads every value, transforms them, and writes what changed: values as one
-  /// ``SettingsBackend/setValues(_:)`` batch, then removals. Not atomic with other writers.
+  /// ``SettingsBackend/setValues(_:)`` batch, then removals.
+  ///
+  /// Not atomic with other writers.
   static func updateValuesWithoutLock<Result>(
     of backend: any SettingsBackend,
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result

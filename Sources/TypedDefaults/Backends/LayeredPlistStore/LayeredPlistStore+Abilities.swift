@@ -7,8 +7,9 @@ extension LayeredPlistStore: MultiKeyUpdatingBackend, SavingBackend, ReloadingBa
 
 extension ReloadingBackend where Self: LayeredPlistStore {
   /// Reloads `data.plist` as ``LayeredPlistStore/reload()`` does, without its result: the
-  /// ``ReloadingBackend`` requirement, which returns nothing. A call on a store picks
-  /// `reload()`, which returns whether any value changed.
+  /// ``ReloadingBackend`` requirement, which returns nothing.
+  ///
+  /// A call on a store picks `reload()`, which returns whether any value changed.
   ///
   /// - Throws: What ``LayeredPlistStore/reload()`` throws.
   public func reload() throws(SettingsError) {

@@ -13,24 +13,29 @@ extension LayeredPlistStore {
     /// <doc:ValueTypesAndConversions> for what XML can't hold.
     public var format: PropertyListFile.Format?
     /// The largest file, in bytes, the store reads or writes; a larger file is refused with
-    /// ``SettingsError/Code/fileTooLarge``. 16 MiB by default.
+    /// ``SettingsError/Code/fileTooLarge``.
+    ///
+    /// 16 MiB by default.
     public var maximumFileSize: Int
     /// When `data.plist` is saved without an explicit ``LayeredPlistStore/save()``.
     public var autosave: AutosavePolicy
     /// Whether unsaved changes are saved when the process exits normally (returning from `main`
-    /// or calling `exit()`) and when the store is released; `true` by default. Not when the
-    /// process is killed by a signal or crashes.
+    /// or calling `exit()`) and when the store is released; `true` by default.
+    ///
+    /// Not when the process is killed by a signal or crashes.
     public var savesAtExit: Bool
     /// How keys are normalized, or `nil` (the default) to use keys as given.
     public var keyNormalization: KeyNormalization?
     /// What happens when `data.plist` turns out to be corrupt (not a property list, truncated,
-    /// or not a dictionary). `true` (the default, right for an app): it is moved aside to
-    /// `data.plist.corrupt-<date>`, reported in ``LayeredPlistStore/recoveredProblems``, and the
-    /// store carries on without its values (at open), or with the values it has, written back as
-    /// a new `data.plist` (found by a reload or a save). `false` (for tools that inspect or edit files they
-    /// don't own): the initializer, ``LayeredPlistStore/save()`` and
-    /// ``LayeredPlistStore/reload()`` throw ``SettingsError/Code/corruptFile`` (or
-    /// ``SettingsError/Code/wrongRootType``) and the file stays where it is, untouched.
+    /// or not a dictionary).
+    ///
+    /// `true` (the default, right for an app): it is moved aside to `data.plist.corrupt-<date>`,
+    /// reported in ``LayeredPlistStore/recoveredProblems``, and the store carries on without its
+    /// values (at open), or with the values it has, written back as a new `data.plist` (found by a
+    /// reload or a save). `false` (for tools that inspect or edit files they don't own): the
+    /// initializer, ``LayeredPlistStore/save()`` and ``LayeredPlistStore/reload()`` throw
+    /// ``SettingsError/Code/corruptFile`` (or ``SettingsError/Code/wrongRootType``) and the file
+    /// stays where it is, untouched.
     public var movesCorruptFileAside: Bool
     /// Whether the store watches its files and takes in changes other processes (or an editor)
     /// make to them, as soon as they are made: `false` by default.
@@ -48,18 +53,21 @@ extension LayeredPlistStore {
     /// Whether the store records where its delivered and bundled files are, in
     /// `data.plist.layers` beside `data.plist`, so a tool opening its folder (the `settings`
     /// tool, by the app's identifier or the folder's path) sees the layers the app sees: `true` by
-    /// default. The record is written as the store opens, only if it has a delivered or bundled
-    /// file and the record differs; see ``LayeredPlistStore/recordedLayerFiles(ofPersistentFile:)``.
+    /// default.
+    ///
+    /// The record is written as the store opens, only if it has a delivered or bundled file and the
+    /// record differs; see ``LayeredPlistStore/recordedLayerFiles(ofPersistentFile:)``.
     public var recordsLayerFiles: Bool
     /// What a delivered or bundled file that can't be read (corrupt, truncated, too large, not a
-    /// dictionary, not readable by this user) does as the store opens. `false` (the default): the initializer throws the
-    /// file's ``SettingsError``, so a deployment mistake can't go unnoticed. `true` (for an app
-    /// that must start with a broken deployment file): the layer is empty, the error is kept in
-    /// ``LayeredPlistStore/recoveredProblems`` and reported as a
-    /// ``SettingsDiagnostic/Kind/corruptFile`` diagnostic, the file is left where it is (the
-    /// store never moves a file it doesn't own), and the layer is absent from
-    /// ``LayeredPlistStore/layersLoadedFromDisk``; a watching store reads the file again when it
-    /// is replaced.
+    /// dictionary, not readable by this user) does as the store opens.
+    ///
+    /// `false` (the default): the initializer throws the file's ``SettingsError``, so a deployment
+    /// mistake can't go unnoticed. `true` (for an app that must start with a broken deployment
+    /// file): the layer is empty, the error is kept in ``LayeredPlistStore/recoveredProblems`` and
+    /// reported as a ``SettingsDiagnostic/Kind/corruptFile`` diagnostic, the file is left where it
+    /// is (the store never moves a file it doesn't own), and the layer is absent from
+    /// ``LayeredPlistStore/layersLoadedFromDisk``; a watching store reads the file again when it is
+    /// replaced.
     public var opensDespiteUnreadableReadOnlyFiles: Bool
 
     /// Creates options.
@@ -126,7 +134,9 @@ extension LayeredPlistStore {
   /// Keys in the files are normalized when the files are read. If two keys of one file normalize
   /// to the same key, the one sorting last wins and a ``SettingsDiagnostic`` reports the clash.
   public struct KeyNormalization: Sendable {
-    /// The rule: from a key to its canonical form. Must be pure and fast; it runs on every read.
+    /// The rule: from a key to its canonical form.
+    ///
+    /// Must be pure and fast; it runs on every read.
     public let normalize: @Sendable (String) -> String
 
     /// Creates a normalization from a rule.

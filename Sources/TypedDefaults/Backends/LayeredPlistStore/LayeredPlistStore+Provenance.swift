@@ -2,7 +2,9 @@ import Foundation
 
 extension LayeredPlistStore {
   /// Where a key's value comes from: the value in each layer, which one wins, and any change
-  /// pending for the next launch. For `--explain` style output and debugging.
+  /// pending for the next launch.
+  ///
+  /// For `--explain` style output and debugging.
   public struct Provenance: Sendable, Hashable, CustomStringConvertible {
     /// A change written for the next launch, not visible in this run.
     public enum NextLaunchChange: Sendable, Hashable {
@@ -14,14 +16,18 @@ extension LayeredPlistStore {
 
     /// The key, normalized if the store normalizes keys.
     public let key: String
-    /// The value each layer holds for the key; layers without one are absent. These are the
-    /// stored values, secret or not: only ``description`` and `dump` leave a secret out.
+    /// The value each layer holds for the key; layers without one are absent.
+    ///
+    /// These are the stored values, secret or not: only ``description`` and `dump` leave a secret
+    /// out.
     public let values: [Layer: PropertyListValue]
     /// The change written for the next launch, if any.
     public let nextLaunchChange: NextLaunchChange?
     /// The read-only layers (``Layer/delivered``, ``Layer/bundled``) that have no file: none was
-    /// given, or it was missing when the store was opened. They hold no key, and
-    /// ``description`` shows them as `(no file)` rather than `-`, so a mistyped path shows.
+    /// given, or it was missing when the store was opened.
+    ///
+    /// They hold no key, and ``description`` shows them as `(no file)` rather than `-`, so a
+    /// mistyped path shows.
     public let layersWithoutFile: Set<Layer>
     /// Whether a model bound to the store declared the key `secret: true`: ``description`` and
     /// `dump` then show `<secret>` for every value.

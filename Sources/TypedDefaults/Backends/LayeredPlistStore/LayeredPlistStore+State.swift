@@ -9,12 +9,15 @@ extension LayeredPlistStore {
 
   /// Everything that changes, guarded by the store's lock.
   struct State {
-    /// One dictionary per layer, indexed by `Layer.rawValue`. The persistent one is what this run
-    /// sees, which differs from the file for keys written for the next launch.
+    /// One dictionary per layer, indexed by `Layer.rawValue`.
+    ///
+    /// The persistent one is what this run sees, which differs from the file for keys written for
+    /// the next launch.
     var layers: [[String: PropertyListValue]]
     /// For every key present in any layer, the value of its highest-priority layer.
     var effective: [String: Entry] = [:]
     /// The cells of the keys settings are bound to, each holding the key's `effective` value.
+    ///
     /// Created on demand, so that opening a store allocates nothing per key.
     var cells: [String: ValueCell] = [:]
     /// Whether some observer watches every key.
@@ -67,8 +70,9 @@ extension LayeredPlistStore {
       return contents
     }
 
-    /// Recomputes a key's effective value: where a key's value changes. An observed key whose
-    /// value did change is added to ``observedChanges``.
+    /// Recomputes a key's effective value: where a key's value changes.
+    ///
+    /// An observed key whose value did change is added to ``observedChanges``.
     mutating func resolve(_ key: String) {
       let cell = cells.isEmpty ? nil : cells[key]
       let observed = observesAllKeys || cell?.observed == true
@@ -119,7 +123,9 @@ extension LayeredPlistStore {
     }
 
     /// Writes the persistent layer; cancels a next-launch change of the same key (the later write
-    /// wins). Returns whether `data.plist` needs saving for it.
+    /// wins).
+    ///
+    /// Returns whether `data.plist` needs saving for it.
     @discardableResult
     mutating func writePersistent(_ value: PropertyListValue?, forKey key: String) -> Bool {
       let cancelledNextLaunch = nextLaunch.removeValue(forKey: key) != nil
@@ -152,8 +158,9 @@ extension LayeredPlistStore {
     }
 
     /// Takes in the contents of `data.plist` as another process left them, except for keys this
-    /// process changed and hasn't saved, or wrote for the next launch. Returns whether anything
-    /// visible changed.
+    /// process changed and hasn't saved, or wrote for the next launch.
+    ///
+    /// Returns whether anything visible changed.
     @discardableResult
     mutating func adopt(_ contents: [String: PropertyListValue]) -> Bool {
       var changed = false
@@ -186,9 +193,11 @@ extension LayeredPlistStore {
 
   /// Changes the state under its lock and returns, with the result, the observed keys whose
   /// effective value changed, for the caller to ``publish(_:)`` once it holds no lock at all
-  /// (the engine's save lock included: an observer may save). Each such key's change is recorded before the
-  /// lock is released, with the effective value the body left, so that changes reach observers
-  /// in the order they took effect and each with its own value.
+  /// (the engine's save lock included: an observer may save).
+  ///
+  /// Each such key's change is recorded before the lock is released, with the effective value the
+  /// body left, so that changes reach observers in the order they took effect and each with its own
+  /// value.
   func changingStateUnpublished<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> (Result, [String]) {

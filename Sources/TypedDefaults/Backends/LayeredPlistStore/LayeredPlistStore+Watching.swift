@@ -8,8 +8,9 @@ extension LayeredPlistStore {
 
   /// Starts watching the store's files, so that changes made by other processes (a save by
   /// another store, an editor, a deployment replacing the delivered file) are taken in as they
-  /// happen; ``Options/watchesFiles`` calls it as the store opens. Calling it again while
-  /// watching does nothing.
+  /// happen; ``Options/watchesFiles`` calls it as the store opens.
+  ///
+  /// Calling it again while watching does nothing.
   ///
   /// - A change to `data.plist` is taken in by ``reload()``: this process's unsaved changes
   ///   still win, and observers get one event per key whose effective value changed, and only
@@ -53,7 +54,9 @@ extension LayeredPlistStore {
   }
 
   /// Stops watching the store's files; changes made by other processes are then taken in only
-  /// by ``reload()`` and ``save()``. Safe from any thread, also from an observer's callback.
+  /// by ``reload()`` and ``save()``.
+  ///
+  /// Safe from any thread, also from an observer's callback.
   public func stopWatching() {
     let stopped = watchers.withLock { watchers in
       defer { watchers = [] }
@@ -93,6 +96,7 @@ extension LayeredPlistStore {
 
   /// Reads a delivered or bundled file again and takes in its values, re-resolving every key
   /// whose value in the layer changed and telling observers of those whose effective value did.
+  ///
   /// A missing file is an empty layer; one that can't be read is reported and the layer keeps
   /// its values.
   ///

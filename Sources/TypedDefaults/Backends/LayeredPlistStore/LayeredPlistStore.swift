@@ -113,9 +113,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// The format `data.plist` is saved in: the option, else the format the file had (an OpenStep
   /// file is saved as binary), else binary for a new or empty file.
   public let persistentFormat: PropertyListFile.Format
-  /// The layers whose file existed, and was read, when the store was opened. A first launch
-  /// lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was expected
-  /// (a typo in a path) shows by its absence, since a missing file is otherwise an empty layer.
+  /// The layers whose file existed, and was read, when the store was opened.
+  ///
+  /// A first launch lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was
+  /// expected (a typo in a path) shows by its absence, since a missing file is otherwise an empty
+  /// layer.
   public let layersLoadedFromDisk: Set<Layer>
 
   let state: Locked<State>
@@ -465,7 +467,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   }
 
   /// Removes a key from the persistent layer, which may reveal a value from the delivered or
-  /// bundled layer. Removing a missing key does nothing.
+  /// bundled layer.
+  ///
+  /// Removing a missing key does nothing.
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
@@ -474,8 +478,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   }
 
   /// Writes a value to `data.plist` for the next launch: this run keeps seeing the current value;
-  /// the next save writes the new one, and a store opened on the file afterwards sees it. `nil`
-  /// removes the key at the next launch.
+  /// the next save writes the new one, and a store opened on the file afterwards sees it.
+  ///
+  /// `nil` removes the key at the next launch.
   ///
   /// A later ``setValue(_:forKey:)`` of the same key replaces the pending change.
   ///

@@ -16,10 +16,16 @@ extension UserDefaultsBackend {
       let members: Members
     #endif
 
+    /// Creates what the backends on a domain share, for the first backend on it.
+    ///
     /// - Parameters:
+    ///   - userDefaults: The first backend's `UserDefaults` instance, which every backend on the
+    ///     domain then uses.
     ///   - domainName: The domain's name, which names its file on Linux.
     ///   - persistentDomainName: The name `UserDefaults.persistentDomain(forName:)` answers the
     ///     domain under (on Linux, see `UserDefaultsBackend.standardPersistentDomainName`).
+    ///   - name: The backend's name, for diagnostics.
+    ///   - flushDelay: Seconds between the last of a burst of writes and their save on Linux.
     init(
       userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
       flushDelay: Double
@@ -53,7 +59,9 @@ extension UserDefaultsBackend {
       }
 
       /// Tells the suite's observers that `keys` changed, through any live backend (they all
-      /// read the same values and share the observers). Called holding no lock.
+      /// read the same values and share the observers).
+      ///
+      /// Called holding no lock.
       func publish(_ keys: Set<String>) {
         let backend = members.withLock { members in members.lazy.compactMap(\.backend).first }
         backend?.reportChanges(forKeys: keys)

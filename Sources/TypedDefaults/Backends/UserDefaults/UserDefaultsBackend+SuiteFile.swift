@@ -49,7 +49,9 @@
     struct Mirror {
       /// What corelibs' persistent domain holds per key: what it held when the suite was opened
       /// (its copy, loaded once, which corelibs never refreshes), then each value the backend
-      /// wrote there or found there. A key whose value in corelibs differs is a raw write.
+      /// wrote there or found there.
+      ///
+      /// A key whose value in corelibs differs is a raw write.
       var known: [String: PropertyListValue]
       /// For keys with no persistent value, what `object(forKey:)` was last seen to answer from
       /// corelibs' registration domain: values other code registered directly with
@@ -168,7 +170,9 @@
 
     /// Whether `object(forKey:)` answering `seen` is what the backend knows of: the launch
     /// argument, else the persistent value it knows, or with none, nothing or a registered
-    /// value. `mirrorLock` is held.
+    /// value.
+    ///
+    /// `mirrorLock` is held.
     private func isExpected(_ seen: PropertyListValue?, forKey key: String) -> Bool {
       // A launch argument hides the persistent value: a raw write under it is taken in by the
       // next comparison of the whole domain.
@@ -304,13 +308,16 @@
     /// Changes the state under its lock, then writes into `UserDefaults` what `body` returns to
     /// write: `mirrorLock` is taken before `state`'s lock is released, so that the writes reach
     /// `UserDefaults` in the order the values changed, and released once they are done, without
-    /// blocking reads meanwhile. Both locks are taken and released here, and only here.
+    /// blocking reads meanwhile.
+    ///
+    /// Both locks are taken and released here, and only here.
     ///
     /// - Parameters:
     ///   - markPushed: Whether the keys written are recorded as written by the backend
     ///     (``Mirror/pushed``).
     ///   - body: Changes the state; returns its result and, given the mirror (under
     ///     `mirrorLock`), the writes to make.
+    /// - Returns: The result `body` returns.
     /// - Throws: What `body` throws; nothing is written then.
     private func changingValues<Result, Failure: Error>(
       markPushed: Bool,
@@ -402,6 +409,8 @@
     /// Saves the file if it has unsaved changes, else takes in other processes' saved changes.
     ///
     /// - Parameter takingInUserDefaults: Whether raw `UserDefaults` writes are taken in first.
+    /// - Throws: ``SettingsError`` if the save fails (the changes then stay in memory) or, with
+    ///   nothing to save, if the file can't be read again.
     func synchronize(takingInUserDefaults: Bool) throws(SettingsError) {
       try underSaveLock { () throws(SettingsError) in
         var changed = takingInUserDefaults ? takeInUserDefaultsWrites() : []
@@ -484,8 +493,9 @@
     }
 
     /// Re-reads the file if another process replaced or changed it, and takes in its values for
-    /// keys not changed here; returns the keys whose values changed. Within the engine's
-    /// ``PersistedPropertyListFile/exclusively(_:)``.
+    /// keys not changed here; returns the keys whose values changed.
+    ///
+    /// Within the engine's ``PersistedPropertyListFile/exclusively(_:)``.
     func reloadLocked() throws(SettingsError) -> Set<String> {
       // What the file held as this process last read or wrote it, written back over a corrupt
       // file at once rather than leaving none until the next save (as the layered store does).
@@ -513,8 +523,9 @@
 
     /// Saves under the file lock, merging with the file if another process changed it, after
     /// `update` changes the merged contents and returns the keys it changed; returns the keys
-    /// whose values changed by the merge. Within the engine's
-    /// ``PersistedPropertyListFile/exclusively(_:)``.
+    /// whose values changed by the merge.
+    ///
+    /// Within the engine's ``PersistedPropertyListFile/exclusively(_:)``.
     private func saveLocked(
       updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
     ) throws(SettingsError) -> Set<String> {

@@ -7,7 +7,9 @@ extension UserDefaultsBackend {
   }
 
   /// Starts watching for changes made outside this backend, so that its observers hear of them
-  /// as they happen, without a ``reload()``. Calling it again while watching does nothing.
+  /// as they happen, without a ``reload()``.
+  ///
+  /// Calling it again while watching does nothing.
   ///
   /// What is seen:
   /// - **Linux**: every save of the suite's file by another process: by another
@@ -62,8 +64,9 @@ extension UserDefaultsBackend {
   }
 
   /// Stops watching (``startWatching()``); changes made outside the backend are then taken in
-  /// only by ``reload()``, ``save()`` and ``synchronize()``. Safe from any thread, also from an
-  /// observer's callback.
+  /// only by ``reload()``, ``save()`` and ``synchronize()``.
+  ///
+  /// Safe from any thread, also from an observer's callback.
   public func stopWatching() {
     let stopped = watch.withLock { watch in
       defer { watch = nil }
@@ -78,8 +81,9 @@ extension UserDefaultsBackend {
 
   #if canImport(Darwin)
     /// Tells observers about raw `UserDefaults` writes: the observed keys, and the keys holding a
-    /// value when some observer watches every key. Observers hear only of values that differ from
-    /// what they have.
+    /// value when some observer watches every key.
+    ///
+    /// Observers hear only of values that differ from what they have.
     private func reportRawChanges() {
       guard let registry = ObservationCenter.existingRegistry(for: self) else { return }
       var keys = registry.observedKeys

@@ -106,7 +106,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// `UserDefaults(suite: <name>)` or `UserDefaults(standard)`, for diagnostics.
   public let name: String
   /// How long after the last of a burst of writes the backend saves them on Linux, in seconds:
-  /// 0.5 by default. Has no effect on Apple platforms, where the system persists writes itself.
+  /// 0.5 by default.
+  ///
+  /// Has no effect on Apple platforms, where the system persists writes itself.
   public let flushDelay: Double
 
   private let domainName: String
@@ -224,8 +226,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   #endif
 
   /// The file swift-corelibs-foundation keeps the domain in on Linux:
-  /// `$XDG_CONFIG_HOME/<domain>.plist`, or `$HOME/.config/<domain>.plist`. `nil` on Apple
-  /// platforms, where the system manages preference files.
+  /// `$XDG_CONFIG_HOME/<domain>.plist`, or `$HOME/.config/<domain>.plist`.
+  ///
+  /// `nil` on Apple platforms, where the system manages preference files.
   public var fileURL: URL? {
     #if canImport(Darwin)
       nil
@@ -237,9 +240,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   #if !canImport(Darwin)
     /// The name under which corelibs' `persistentDomain(forName:)` answers with the standard
     /// defaults as `UserDefaults.standard` holds them: CoreFoundation's name for the current
-    /// application. Not the process name: under that name corelibs keeps a second, separate copy
-    /// of the same file, which never sees writes through `UserDefaults.standard` (and answers
-    /// `[:]` until something saves the file).
+    /// application.
+    ///
+    /// Not the process name: under that name corelibs keeps a second, separate copy of the same
+    /// file, which never sees writes through `UserDefaults.standard` (and answers `[:]` until
+    /// something saves the file).
     static let standardPersistentDomainName = "kCFPreferencesCurrentApplication"
 
     /// Where corelibs keeps a domain's file: it honours an absolute `XDG_CONFIG_HOME`, else
@@ -273,7 +278,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// Returns the key's value as `object(forKey:)` finds it: on Linux the argument domain first,
   /// then the suite's values from the backend's memory (after taking in a raw `UserDefaults`
   /// write of the key, see "Sharing the suite" above), then the registration domain; on Apple
-  /// platforms what `object(forKey:)` returns. Converted either way.
+  /// platforms what `object(forKey:)` returns.
+  ///
+  /// Converted either way.
   ///
   /// - Parameter key: The key to look up.
   /// - Returns: The value, or `nil` if no domain has the key, or if its value is not a
@@ -291,6 +298,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   /// Returns the suite's own value for the key: its persistent domain's, without the argument
   /// domain (launch arguments) and the registration domain, which ``value(forKey:)`` also reads.
+  ///
   /// What ``Setting/hasStoredValue``, snapshots and exports count as stored.
   ///
   /// On Linux a lookup in the backend's memory after the same check for raw `UserDefaults`
@@ -388,8 +396,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     }
   }
 
-  /// Removes the key from the suite (and from `UserDefaults`' suite domain). A value for the key
-  /// in the argument or registration domain stays visible.
+  /// Removes the key from the suite (and from `UserDefaults`' suite domain).
+  ///
+  /// A value for the key in the argument or registration domain stays visible.
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
@@ -405,8 +414,10 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   }
 
   /// Returns the suite's own values: its persistent domain, without the argument, global and
-  /// registration domains. On Linux, the backend's values (raw `UserDefaults` writes are listed
-  /// once taken in, see "Sharing the suite" above).
+  /// registration domains.
+  ///
+  /// On Linux, the backend's values (raw `UserDefaults` writes are listed once taken in, see
+  /// "Sharing the suite" above).
   ///
   /// - Returns: The suite's keys and values; values that are not property lists are left out.
   public func dictionaryRepresentation() -> [String: PropertyListValue] {
@@ -480,8 +491,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   /// Takes in what others changed without saving (Linux): raw `UserDefaults` writes of other
   /// code in this process (as unsaved changes of this process), and other processes' saved
-  /// changes for keys this process hasn't changed since its last save. On Apple platforms calls
-  /// `UserDefaults.synchronize()`.
+  /// changes for keys this process hasn't changed since its last save.
+  ///
+  /// On Apple platforms calls `UserDefaults.synchronize()`.
   ///
   /// - Throws: ``SettingsError/Code/fileNotReadable`` if the file can't be read for a reason
   ///   other than its contents (a corrupt file is moved aside and reported instead).

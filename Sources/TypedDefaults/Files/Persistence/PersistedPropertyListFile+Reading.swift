@@ -123,6 +123,8 @@ extension PersistedPropertyListFile {
   ///   - isSecret: Whether a model bound to the owner declared a key (as the file spells it)
   ///     secret: an unreadable entry of such a key is reported without the reader's reason,
   ///     which quotes the text found in place of the value.
+  /// - Returns: The entries to use, the file's format and version, the recovery made (if any),
+  ///   and the entries' size bounds when computed.
   /// - Throws: For a corrupt file with ``Rules/movesCorruptFileAside`` off, the corruption
   ///   (the first unreadable entry for a partly unreadable file); ``SettingsError/Code/fileNotReadable``
   ///   for a file that keeps changing; what reading throws for other reasons.
@@ -286,9 +288,10 @@ extension PersistedPropertyListFile {
   /// of killed saves (``AtomicFile/removeStaleTemporaryFiles(of:)``), and finishes the moves aside that
   /// killed processes left half done (``CorruptFiles/finishInterruptedMovesAside(of:now:)``),
   /// which puts a hidden leftover back as `data.plist` if there is none, to be judged as the
-  /// owner reads it. A process holding the lock is saving or recovering, and the files it is
-  /// working on are live: nothing is touched then, and a later open, or a save's cleanup of
-  /// temporary files, does it.
+  /// owner reads it.
+  ///
+  /// A process holding the lock is saving or recovering, and the files it is working on are live:
+  /// nothing is touched then, and a later open, or a save's cleanup of temporary files, does it.
   ///
   /// - Returns: One recovery for each leftover kept aside beside a newer `data.plist`, to record
   ///   and report.
@@ -318,6 +321,8 @@ extension PersistedPropertyListFile {
   ///   - normalization: The normalization; `nil` for none.
   ///   - layer: What the entries are, for the diagnostic ("persistent", a layer's name).
   ///   - store: The owner's name, to report a clash; `nil` for no report.
+  /// - Returns: The entries under their normalized keys; `entries` itself without a
+  ///   normalization.
   static func normalizingKeys(
     of entries: [String: PropertyListValue], by normalization: (@Sendable (String) -> String)?,
     layer: String, store: String?

@@ -7,9 +7,10 @@ import Foundation
 
 extension PersistedPropertyListFile {
   /// The keys whose value in the file the owner changed and hasn't saved, each with the number of
-  /// its latest change, so that a save clears only the changes it wrote. Kept in the owner's
-  /// state, under the owner's lock (a write takes one lock); the engine reads it as a snapshot
-  /// (``Pending``) and settles it after a save (``settle(after:of:)``).
+  /// its latest change, so that a save clears only the changes it wrote.
+  ///
+  /// Kept in the owner's state, under the owner's lock (a write takes one lock); the engine reads
+  /// it as a snapshot (``Pending``) and settles it after a save (``settle(after:of:)``).
   struct UnsavedChanges {
     private var numbers: [String: UInt64] = [:]
     private var count: UInt64 = 0
@@ -40,6 +41,7 @@ extension PersistedPropertyListFile {
     /// - Parameters:
     ///   - contents: What the file should hold, as the owner sees it.
     ///   - value: The file's value of an unsaved key.
+    /// - Returns: The snapshot, holding `contents` as what the file should hold.
     func pending(
       contents: [String: PropertyListValue], value: (String) -> PropertyListValue?
     ) -> Pending {
@@ -90,8 +92,10 @@ extension PersistedPropertyListFile {
   /// Runs `body` holding the save lock, which serializes the saves and reloads of this process;
   /// returns what it returns and the corrupt files the engine recovered from meanwhile, which the
   /// owner records and reports (with the keys that changed) once the lock is released: a
-  /// diagnostics handler or an observer may save. A `body` that throws recovered from nothing
-  /// the owner hears of: a recovery counts with the save that writes over it.
+  /// diagnostics handler or an observer may save.
+  ///
+  /// A `body` that throws recovered from nothing the owner hears of: a recovery counts with the
+  /// save that writes over it.
   ///
   /// - Throws: What `body` throws.
   func exclusively<Result>(
@@ -110,7 +114,9 @@ extension PersistedPropertyListFile {
   /// wrote it, starts from the file (read carefully, see
   /// ``read(holdingLock:rewritesSalvagedEntries:replacingACorruptFileWith:reportingClashesAs:isSecret:)``)
   /// with the pending changes applied; lets `update` change the merged contents; writes the
-  /// result atomically, and holds the version written. Within ``exclusively(_:)``.
+  /// result atomically, and holds the version written.
+  ///
+  /// Within ``exclusively(_:)``.
   ///
   /// - Parameters:
   ///   - pending: The owner's snapshot of what to save.
@@ -188,6 +194,7 @@ extension PersistedPropertyListFile {
   /// Reads the file again if another process changed or replaced it since this one last read or
   /// wrote it, carefully, writing `held` back over a corrupt file (see
   /// ``read(holdingLock:rewritesSalvagedEntries:replacingACorruptFileWith:reportingClashesAs:isSecret:)``).
+  ///
   /// Within ``exclusively(_:)``.
   ///
   /// - Parameters:

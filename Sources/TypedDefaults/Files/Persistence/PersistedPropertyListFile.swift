@@ -40,6 +40,7 @@ final class PersistedPropertyListFile: @unchecked Sendable {
   /// The version of the file last read or written, held open: the owner's one open descriptor on
   /// it (see ``FileVersion``), closed when a newer version replaces it or the owner goes; `nil`
   /// if there was no file, or its version isn't known (the next save then reads the file first).
+  ///
   /// Under `saveLock`.
   var version: FileVersion?
   /// Corrupt files recovered from under `saveLock`, handed over by ``exclusively(_:)``.

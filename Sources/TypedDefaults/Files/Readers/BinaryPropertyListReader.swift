@@ -183,6 +183,8 @@ enum BinaryPropertyListReader {
     /// left out and recorded in ``unreadable``.
     ///
     /// - Parameter salvaging: Whether to leave out a root dictionary's unreadable entries.
+    /// - Returns: The root value, and the entries left out, each with its failure (none without
+    ///   `salvaging`).
     /// - Throws: ``Failure`` for the root object, a key, or (without salvaging) any value.
     mutating func decodeRoot(salvaging: Bool) throws(Failure) -> Decoded {
       let top = layout.topObject
@@ -205,6 +207,8 @@ enum BinaryPropertyListReader {
     ///   - index: An object index, already checked to be in range.
     ///   - position: Where the reference to it is, for errors.
     ///   - depth: The depth the object is used at (the root is 0).
+    /// - Returns: The object's value, with how many values it expands to, how deep its
+    ///   containers nest, and the bytes of text and data it expands to.
     /// - Throws: ``Failure`` for anything malformed in the object or below it.
     mutating func object(
       _ index: Int, referencedAt position: Int, depth: Int
@@ -306,8 +310,9 @@ enum BinaryPropertyListReader {
       return Object(value: .array(elements), count: total, height: height + 1, size: size)
     }
 
-    /// A dictionary: its count, the key references, then the value references. With
-    /// `salvaging`, an entry whose value can't be read is left out and recorded in
+    /// A dictionary: its count, the key references, then the value references.
+    ///
+    /// With `salvaging`, an entry whose value can't be read is left out and recorded in
     /// ``unreadable``; a bad key still fails.
     ///
     /// - Throws: ``Failure`` for its count, a key, a value (without salvaging), or more values
@@ -495,8 +500,9 @@ enum BinaryPropertyListReader {
     }
 
     /// The count of a data, string, array or dictionary object: the marker's low 4 bits, or
-    /// when they are all set, an integer object that follows. Checked against the bytes left
-    /// before the offset table, `unitSize` bytes per counted item.
+    /// when they are all set, an integer object that follows.
+    ///
+    /// Checked against the bytes left before the offset table, `unitSize` bytes per counted item.
     ///
     /// - Returns: The count and where the contents start.
     func length(
@@ -538,8 +544,10 @@ enum BinaryPropertyListReader {
       return (count, start)
     }
 
-    /// An ASCII string object's text. Bytes 0x80 and above, which real files hold, are read as
-    /// ISO Latin-1 (byte n is U+00n), as CoreFoundation reads them.
+    /// An ASCII string object's text.
+    ///
+    /// Bytes 0x80 and above, which real files hold, are read as ISO Latin-1 (byte n is U+00n), as
+    /// CoreFoundation reads them.
     func asciiString(from start: Int, count: Int) -> String {
       guard count > 0, let base = bytes.baseAddress else { return "" }
       let text = UnsafeBufferPointer(

@@ -146,8 +146,9 @@ extension String {
 }
 
 extension UnsafeRawBufferPointer {
-  /// The big-endian unsigned integer of `size` bytes (1 to 8) at `offset`. The caller has
-  /// checked that the bytes lie inside the buffer.
+  /// The big-endian unsigned integer of `size` bytes (1 to 8) at `offset`.
+  ///
+  /// The caller has checked that the bytes lie inside the buffer.
   ///
   /// - Parameters:
   ///   - offset: Where the integer starts.

@@ -1,9 +1,10 @@
 import Foundation
 
 /// The text of an XML property-list `<date>`: `YYYY-MM-DDTHH:MM:SSZ`, in UTC, with an optional
-/// fraction of a second (`2014-02-23T09:21:06.034Z`, as JavaScript plist writers produce). Years
-/// may have more than four digits and a minus sign (astronomical numbering, `0000` is 1 BC), as
-/// CoreFoundation writes dates outside 0001–9999.
+/// fraction of a second (`2014-02-23T09:21:06.034Z`, as JavaScript plist writers produce).
+///
+/// Years may have more than four digits and a minus sign (astronomical numbering, `0000` is 1 BC),
+/// as CoreFoundation writes dates outside 0001–9999.
 ///
 /// Only real calendar dates are accepted (month 1–12, a day that exists in that month of that
 /// year of the proleptic Gregorian calendar, hour 0–23, minute and second 0–59); CoreFoundation

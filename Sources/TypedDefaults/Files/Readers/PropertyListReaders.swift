@@ -14,16 +14,19 @@ enum PropertyListReaders {
   /// file may expand to.
   static let maximumValueCount = FoundationBridge.maximumValueCount
   /// The most bytes of text and data (counting every use of a shared binary object) one file may
-  /// expand to: 256 MiB, sixteen times the largest file read by default. A few kilobytes of
-  /// binary property list can otherwise describe terabytes of text, which whoever prints,
-  /// encodes or compares the value would have to walk.
+  /// expand to: 256 MiB, sixteen times the largest file read by default.
+  ///
+  /// A few kilobytes of binary property list can otherwise describe terabytes of text, which
+  /// whoever prints, encodes or compares the value would have to walk.
   static let maximumExpandedSize = 256 << 20
 
   /// The most entries of a root dictionary a salvaging read leaves out: past that, the file is
-  /// corrupt as a whole, and the reader stops there. A file with a few bad values keeps the
-  /// rest; one where thousands of entries are bad is not that file, and reporting each (a
-  /// message, a key, a diagnostic) would cost more than reading it: 300,000 bad entries of a
-  /// 9 MB file took 3.3 s to open. The original bytes are kept aside either way.
+  /// corrupt as a whole, and the reader stops there.
+  ///
+  /// A file with a few bad values keeps the rest; one where thousands of entries are bad is not
+  /// that file, and reporting each (a message, a key, a diagnostic) would cost more than reading
+  /// it: 300,000 bad entries of a 9 MB file took 3.3 s to open. The original bytes are kept aside
+  /// either way.
   static let maximumUnreadableEntries = 1000
 
   /// The reason a salvaging read stopped, after ``maximumUnreadableEntries`` entries.
@@ -37,7 +40,9 @@ enum PropertyListReaders {
     var root: PropertyListValue
     /// With salvaging on, the entries of a root dictionary that were left out because their
     /// values could not be read: one ``SettingsError/Code/corruptFile`` error each, with its
-    /// ``SettingsError/key`` set to the entry's key. Always empty with salvaging off.
+    /// ``SettingsError/key`` set to the entry's key.
+    ///
+    /// Always empty with salvaging off.
     var unreadableEntries: [SettingsError] = []
   }
 }
@@ -71,8 +76,9 @@ extension PropertyListFile.Format {
 
   /// Up to `count` ASCII characters after the byte-order mark (if any) and all leading white
   /// space, in the code units the bytes use: UTF-8, or UTF-16 or UTF-32 of either byte order
-  /// (from the mark, or from zero bytes around a first `<` or white space). A non-ASCII character
-  /// ends them.
+  /// (from the mark, or from zero bytes around a first `<` or white space).
+  ///
+  /// A non-ASCII character ends them.
   private static func leadingASCII(_ bytes: UnsafeRawBufferPointer, count: Int) -> [UInt8] {
     func starts(_ prefix: [UInt8]) -> Bool {
       bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }

@@ -50,8 +50,9 @@ enum PropertyListScalars {
   }
 
   /// A real number: decimal with an optional fraction and exponent (`-1.5e-3`, `.5`, `5.`), or
-  /// `nan`, `inf` or `infinity` in any case, the last two with an optional sign. The value is
-  /// the correctly rounded `Double`; `nil` for anything else (hexadecimal included).
+  /// `nan`, `inf` or `infinity` in any case, the last two with an optional sign.
+  ///
+  /// The value is the correctly rounded `Double`; `nil` for anything else (hexadecimal included).
   static func real(_ text: UnsafeRawBufferPointer) -> Double? {
     var index = 0
     let count = text.count
@@ -99,8 +100,9 @@ enum PropertyListScalars {
   }
 
   /// Base64 (`A–Z a–z 0–9 + /`, `=` padding) with XML white space anywhere; an unpadded last
-  /// group of two or three characters is accepted. `nil` for any other character, padding that
-  /// is not at the end, or a lone last character.
+  /// group of two or three characters is accepted.
+  ///
+  /// `nil` for any other character, padding that is not at the end, or a lone last character.
   static func base64(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
     var output: [UInt8] = []
     output.reserveCapacity(text.count / 4 * 3)

@@ -17,7 +17,7 @@ enum TextEncodings {
     /// UTF-32 with a byte-order mark.
     case utf32(bigEndian: Bool)
 
-    /// The encoding's name, for messages: `UTF-8`, `UTF-16LE`, `UTF-32BE`…
+    /// The encoding's name, for messages, such as `UTF-8`, `UTF-16LE` or `UTF-32BE`.
     var description: String {
       switch self {
       case .utf8: "UTF-8"
@@ -174,6 +174,8 @@ enum TextEncodings {
   /// byte), or `nil` if all of it is well formed.
   ///
   /// - Parameter bytes: The bytes to check.
+  /// - Returns: The offset of the first byte that is not part of well-formed UTF-8; `nil` if
+  ///   there is none.
   static func firstInvalidUTF8(in bytes: UnsafeRawBufferPointer) -> Int? {
     let count = bytes.count
     var index = 0

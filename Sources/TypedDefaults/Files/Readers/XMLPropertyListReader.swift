@@ -36,6 +36,8 @@ enum XMLPropertyListReader {
   ///   - salvagingEntries: When the root is a dictionary, leave out an entry whose value can't be
   ///     read (reported in ``PropertyListReaders/Result/unreadableEntries``) rather than fail.
   ///     Errors in the XML itself (tags, attributes, references, encoding, truncation) still fail.
+  /// - Returns: The root value, and the entries left out (always empty without
+  ///   `salvagingEntries`).
   /// - Throws: ``SettingsError/Code/corruptFile`` naming the line and what was expected.
   static func read(
     _ data: Data, path: String, salvagingEntries: Bool = false

@@ -12,9 +12,10 @@ struct XMLFailure: Error {
   /// number, date or base64 text, a character XML forbids in text, an element no property list
   /// has), so that salvaging may skip the value and go on.
   var isValueLevel: Bool = false
-  /// For a value-level failure: where skipping the rest of the value starts…
+  /// For a value-level failure: where skipping the rest of the value starts.
   var resume: Int = 0
-  /// …and the names of the elements open there that the reader's own stack doesn't know of.
+  /// For a value-level failure: the names of the elements open at `resume` that the reader's own
+  /// stack doesn't know of.
   var unclosed: [Range<Int>] = []
 }
 
@@ -110,6 +111,7 @@ struct XMLScanner {
   // MARK: - Lines and messages
 
   /// The 1-based line of `offset`: line feeds, carriage returns and CR LF pairs each end one.
+  ///
   /// Counting resumes from the last offset asked about, so messages in file order cost one pass.
   mutating func line(at offset: Int) -> Int {
     let offset = min(offset, bytes.count)
@@ -206,6 +208,8 @@ struct XMLScanner {
   /// markup (or the end); text there is a value-level failure.
   ///
   /// - Parameter context: What was expected, for the message about text.
+  /// - Throws: A value-level ``XMLFailure`` for text before the next markup; an ``XMLFailure``
+  ///   for a malformed comment or processing instruction.
   mutating func skipMisc(expecting context: @autoclosure () -> String) throws(XMLFailure) {
     while true {
       skipWhitespace()
@@ -286,7 +290,9 @@ struct XMLScanner {
   }
 
   /// Skips a DOCTYPE declaration starting at the position (`<!DOCTYPE`), its internal subset
-  /// included. Nothing in it is used: an entity it declares stays undefined.
+  /// included.
+  ///
+  /// Nothing in it is used: an entity it declares stays undefined.
   mutating func skipDoctype() throws(XMLFailure) {
     var index = position + 9
     guard index < bytes.count, Self.isWhitespace(bytes[index]) else {
@@ -523,13 +529,19 @@ struct XMLScanner {
   }
 
   /// Reads character data up to the next tag: references are decoded, CDATA sections kept,
-  /// comments and processing instructions removed, and CR LF and lone CR read as LF. A
-  /// character XML forbids is recorded in ``forbiddenCharacter``; a malformed or undefined
+  /// comments and processing instructions removed, and CR LF and lone CR read as LF.
+  ///
+  /// A character XML forbids is recorded in ``forbiddenCharacter``; a malformed or undefined
   /// reference, `]]>` or the end of the file is an error.
   ///
   /// - Parameters:
   ///   - collect: Whether to keep the text (skipped content needs only checking).
   ///   - closing: The element the text is in, for the message at the end of the file.
+  /// - Returns: The text (its decoded bytes are kept only with `collect`) and the kind of tag it
+  ///   ended at.
+  /// - Throws: ``XMLFailure`` for a malformed or undefined reference, `]]>`, markup that is not a
+  ///   tag, a comment, a CDATA section or a processing instruction, a malformed one of those, or
+  ///   the end of the file.
   mutating func readText(
     collect: Bool, closing: Range<Int>?
   ) throws(XMLFailure) -> (Text, TextEnd) {
@@ -650,8 +662,10 @@ struct XMLScanner {
   }
 
   /// Reads a reference at the position (`&`): one of the five predefined entities or a
-  /// character reference to a character XML allows. A reference to a character XML forbids is
-  /// recorded in ``forbiddenCharacter`` (and read as U+FFFD).
+  /// character reference to a character XML allows.
+  ///
+  /// A reference to a character XML forbids is recorded in ``forbiddenCharacter`` (and read as
+  /// U+FFFD).
   ///
   /// - Returns: The character referred to.
   @discardableResult

@@ -5,8 +5,9 @@ extension FileWatcher {
   /// is a symbolic link, each link of the chain in its own folder, plus the first component of a
   /// relative link's destination when that is a folder beside the link (Kubernetes mounts a
   /// ConfigMap as `name -> ..data/name` and updates it by renaming a new `..data` link over the
-  /// old one). The chain is followed as it is when watching starts
-  /// (``AtomicFile/symbolicLinkChain(of:)``).
+  /// old one).
+  ///
+  /// The chain is followed as it is when watching starts (``AtomicFile/symbolicLinkChain(of:)``).
   ///
   /// - Parameter url: The file.
   /// - Returns: Each folder to watch with a name in it, the file's own first.

@@ -137,8 +137,9 @@ final class FileWatcher: Sendable {
     state.withLock { $0.retry != nil }
   }
 
-  /// Stops watching: cancels the watch and any retry, and closes the descriptor. Safe from any
-  /// thread, also from inside the handler; stopping twice does nothing more.
+  /// Stops watching: cancels the watch and any retry, and closes the descriptor.
+  ///
+  /// Safe from any thread, also from inside the handler; stopping twice does nothing more.
   func stop() {
     let (source, retry) = state.withLock { state in
       state.stopped = true

@@ -6,8 +6,9 @@
   /// One inotify instance for the whole process, shared by every ``FileWatcher``: a user has
   /// only `fs.inotify.max_user_instances` instances (128 by default) across all their processes,
   /// while watches (`fs.inotify.max_user_watches`) are plentiful, so a process with hundreds of
-  /// watching stores uses one instance and one descriptor. The descriptor is opened with the first
-  /// watch and closed when the last one is removed.
+  /// watching stores uses one instance and one descriptor.
+  ///
+  /// The descriptor is opened with the first watch and closed when the last one is removed.
   ///
   /// Watches of one folder by several watchers share the kernel's watch descriptor, which is
   /// removed when the last of them is.
