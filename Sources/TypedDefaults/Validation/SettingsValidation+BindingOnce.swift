@@ -16,7 +16,11 @@ extension SettingsValidation {
   /// and then nested in a model (`playback = PlaybackSettings(backend: backend)` before
   /// `super.init(backend: backend)`), which binds the group's settings once as the group's and
   /// again as the model's. It is recognized by the setting's current binding being that of a group
-  /// type the model reaches the setting through (``PlannedSetting/enclosingGroups``).
+  /// type the model reaches the setting through (``PlannedSetting/enclosingGroups``), on the
+  /// model's own backend. A group created on another backend (a `static let shared` made with
+  /// `init(backend:)` and nested in a model) stops the program too: its settings would move, under
+  /// every copy, to the model's backend. What no check can tell from the legitimate case: such a
+  /// group created on the model's own backend object; its settings then move to the model's keys.
   ///
   /// Runs only for a setting that is bound already (one load per setting otherwise), while the
   /// model is being created; reads never pay for it.
@@ -33,7 +37,13 @@ extension SettingsValidation {
     if bound !== binding, let group = bound.boundType as? any SettingsGroup.Type,
       entry.enclosingGroups.contains(ObjectIdentifier(group))
     {
-      return
+      if bound.backend === binding.backend { return }
+      // A group created with init(backend:) on another backend (a `static let shared` nested in
+      // a model, say): nesting it would move its settings, under every copy, to this backend.
+      fatalError(
+        movedGroupMessage(
+          "\(typeName(binding.boundType)).\(entry.propertyPath)", key: storage.key,
+          group: typeName(group), from: bound.backend.name, to: binding.backend.name))
     }
     fatalError(
       reboundSettingMessage(
@@ -61,6 +71,25 @@ extension SettingsValidation {
       + "(one kept in a global or a static and used as the initial value of two models' "
       + "properties, or stored in two properties); give each property a group of its own"
       + "\(fresh), or create the group with init(backend:) where the model is initialized"
+  }
+
+  /// What stops the program when a model would nest a group created with
+  /// ``SettingsGroup/init(backend:)`` on another backend.
+  ///
+  /// - Parameters:
+  ///   - setting: The setting as the model being bound names it (`Type.property.path`).
+  ///   - key: The key the group's own binding uses.
+  ///   - group: The name of the group type.
+  ///   - from: The name of the backend the group was created with.
+  ///   - to: The name of the model's backend.
+  /// - Returns: The message: what would move, and how to nest a group of the model's own.
+  static func movedGroupMessage(
+    _ setting: String, key: String, group: String, from: String, to: String
+  ) -> String {
+    "\(setting) is already bound, as '\(key)' of a \(group) created with init(backend:) on "
+      + "\(from): nesting that group value in a model on \(to) would move its settings, under "
+      + "every copy of it (a static or a global included), to \(to); nest a group of the "
+      + "model's own (\(group)(), or \(group)(backend:) given the model's backend)"
   }
 
   private static func typeName(_ type: Any.Type?) -> String {

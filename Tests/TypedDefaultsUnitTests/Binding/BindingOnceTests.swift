@@ -40,16 +40,17 @@ private final class OwnsAGroupItCreates: SettingsModel, @unchecked Sendable {
 @Suite struct BindingOnceTests {
   @Test func aGroupCreatedWithItsBackendAndNestedInTheModelThatCreatesItReadsTheModelsKeys() throws
   {
-    let groups = InMemoryBackend(name: "groups")
+    // On the model's own backend: a group created on another one stops the program (the
+    // `static-group-nested` probe below), since nesting it would move its settings there.
     let backend = InMemoryBackend(name: "model")
-    let settings = OwnsAGroupItCreates(groupsOn: groups, backend: backend)
+    let settings = OwnsAGroupItCreates(groupsOn: backend, backend: backend)
     settings.playback.volume = 0.7
     settings.app.theme = "dark"
     settings.app.equalizer.bass = 3
-    #expect(backend.value(forKey: "playback.volume") == 0.7)
-    #expect(backend.value(forKey: "app.theme") == "dark")
-    #expect(backend.value(forKey: "app.equalizer.bass") == 3)
-    #expect(groups.dictionaryRepresentation().isEmpty)
+    #expect(
+      backend.dictionaryRepresentation() == [
+        "playback.volume": 0.7, "app.theme": "dark", "app.equalizer.bass": 3,
+      ])
     #expect(
       settings.allSettings.map(\.key) == ["playback.volume", "app.theme", "app.equalizer.bass"])
   }
@@ -63,7 +64,8 @@ private final class OwnsAGroupItCreates: SettingsModel, @unchecked Sendable {
   }
 
   @Test func theTypesPlanAndMirrorNameTheSameGroupsAroundEachSetting() {
-    let model = OwnsAGroupItCreates(groupsOn: InMemoryBackend(), backend: InMemoryBackend())
+    let backend = InMemoryBackend()
+    let model = OwnsAGroupItCreates(groupsOn: backend, backend: backend)
     var planned: [String: [ObjectIdentifier]] = [:]
     SettingsReflection.forEachSetting(in: model, keyPrefix: "") {
       planned[$0.entry.propertyPath] = $0.entry.enclosingGroups
@@ -102,6 +104,22 @@ private final class OwnsAGroupItCreates: SettingsModel, @unchecked Sendable {
         + "value of two models' properties, or stored in two properties); give each property a "
         + "group of its own (a new SharedPlayback() in each), or create the group with "
         + "init(backend:) where the model is initialized", probe: probe)
+  }
+
+  /// The hole a review found: a group's `static let shared`, made with `init(backend:)` on its own
+  /// backend and used there, as the initial value of one model's property. Before the check
+  /// looked at the backend, the shared group's setting silently moved to the model's backend and
+  /// key (it read the default, 0.5, after 0.7 was written to it).
+  @Test(arguments: ModelDeclarationChecksTests.probes)
+  func aSharedStaticGroupOnItsOwnBackendNestedInAModelStopsItSayingWhatWouldMove(probe: URL) throws
+  {
+    try expectStop(
+      "static-group-nested",
+      saying: "NestsTheSharedPlayer.player.volume is already bound, as 'volume' of a "
+        + "StaticSharedPlayer created with init(backend:) on shared: nesting that group value in "
+        + "a model on model would move its settings, under every copy of it (a static or a "
+        + "global included), to model; nest a group of the model's own (StaticSharedPlayer(), "
+        + "or StaticSharedPlayer(backend:) given the model's backend)", probe: probe)
   }
 
   @Test(arguments: ModelDeclarationChecksTests.probes)
