@@ -106,8 +106,10 @@ private final class OwnsAGroupItCreates: SettingsModel, @unchecked Sendable {
         + "init(backend:) where the model is initialized", probe: probe)
   }
 
-  /// The hole a review found: a group's `static let shared`, made with `init(backend:)` on its own
-  /// backend and used there, as the initial value of one model's property. Before the check
+  /// A group's `static let shared` on its own backend, nested in a model, stops the program.
+  ///
+  /// The hole a review found: the shared group, made with `init(backend:)` on its own backend and
+  /// used there, as the initial value of one model's property. Before the check
   /// looked at the backend, the shared group's setting silently moved to the model's backend and
   /// key (it read the default, 0.5, after 0.7 was written to it).
   @Test(arguments: ModelDeclarationChecksTests.probes)
