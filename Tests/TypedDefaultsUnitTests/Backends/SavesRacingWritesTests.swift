@@ -136,6 +136,24 @@ import TypedDefaultsTestSupport
       withExtendedLifetime(suite) {}
     }
 
+    /// The same race in a process of its own (SettingsProbe's `ud-save-race`), on a named suite
+    /// and on the standard defaults, whose file a test process must not write.
+    @Test(arguments: [false, true])
+    func savesRacingWritesInAProcessOfItsOwnKeepEveryKeysLastValue(standard: Bool) throws {
+      let place = try UserDefaultsSuiteFileTests.Place(standard: standard)
+      let run = try runProduct(
+        "SettingsProbe", ["userdefaults", place.suite, "ud-save-race", "\(Self.writes)"],
+        environment: place.environment)
+      #expect(run.status == 0, "\(run.standardError)")
+      #expect(
+        run.standardOutput.split(separator: "\n").map(String.init)
+          == Self.keys.map { "\($0) \(Self.writes)" })
+      let saved = try place.saved()
+      #expect(
+        Self.keys.map { saved[$0]?.intValue } == Self.keys.map { _ in Self.writes },
+        "\(saved)")
+    }
+
     /// Imports followed at once by a save (what an import does to a backend that saves), racing
     /// sets and removals while other code in the process has corelibs write its own copy of
     /// every suite it holds as changed (`removePersistentDomain(forName:)` of another suite
