@@ -15,6 +15,10 @@
 //     state first, first + 1… with setValues until killed, printing "saved N" after each)
 //   SettingsProbe userdefaults <suite> ud-import-loop <count>  (prints "ready", then imports
 //     generation 1, 2…: keys import.0 ..< count all = the generation, printing "imported G")
+//   SettingsProbe userdefaults <suite> ud-save-race <writes>  (four threads write race.a…d = 1…
+//     <writes> (sets, an import with a save at once every third, a removal before every tenth)
+//     while a fifth saves, synchronizes and reloads in a loop; then saves and prints each key's
+//     value and every event an observer saw go back, one a line; see SavesRacingWritesTests)
 //   SettingsProbe raw <suite> raw-set <key> <kind>:<value>  (plain UserDefaults: set, then
 //     synchronize(), as a program not using this library does; no backend in the process)
 //   SettingsProbe raw <suite> raw-get <key>  (plain UserDefaults: prints the value or nil)
@@ -108,6 +112,9 @@ func runUserDefaultsMode(
     output.write(Data((rewritten == true ? "xml\n" : "not xml\n").utf8))
     try backend.setValue(4, forKey: "four")
     try backend.save()
+  case "ud-save-race":
+    guard let writes = Int(arguments[3]) else { fail("needs a number of writes") }
+    for line in try saveRace(backend, writes: writes) { output.write(Data("\(line)\n".utf8)) }
   case "ud-increment":
     guard arguments.count == 5, let count = Int(arguments[4]) else { fail("needs a count") }
     for _ in 0..<count {
@@ -138,4 +145,83 @@ func runUserDefaultsMode(
     fail("unknown command '\(command)'")
   }
   return true
+}
+
+/// The `ud-save-race` mode: what SavesRacingWritesTests does in process, on a domain a test
+/// process can't write (the standard defaults). Returns each key's value as `key value`, then a
+/// `back key earlier later` line for each event that went back, and a `failed …` line for each
+/// write or save that threw.
+func saveRace(_ backend: UserDefaultsBackend, writes: Int) throws -> [String] {
+  let keys = ["race.a", "race.b", "race.c", "race.d"]
+  let events = Locked<[String: [Int]]>([:])
+  let lines = Locked<[String]>([])
+  let tokens = keys.map { key in
+    backend.observe(key: key) { change in
+      if let value = change.newValue?.intValue {
+        events.withLock { $0[key, default: []].append(value) }
+      }
+    }
+  }
+  let writersLeft = Locked(keys.count)
+  let group = DispatchGroup()
+  for key in keys {
+    group.enter()
+    Thread.detachNewThread {
+      for value in 1...writes {
+        do {
+          if value % 10 == 0 { backend.removeValue(forKey: key) }
+          let plist = PropertyListValue.integer(.init(Int64(value)))
+          if value % 3 == 0 {
+            try backend.setValues([key: plist])
+            try backend.save()
+          } else {
+            try backend.setValue(plist, forKey: key)
+          }
+        } catch { lines.withLock { $0.append("failed \(key) \(value): \(error)") } }
+      }
+      writersLeft.withLock { $0 -= 1 }
+      group.leave()
+    }
+  }
+  group.enter()
+  Thread.detachNewThread {
+    var round = 0
+    while writersLeft.withLock({ $0 }) > 0 {
+      do {
+        switch round % 3 {
+        case 0: try backend.save()
+        case 1: _ = backend.synchronize()
+        default: try backend.reload()
+        }
+      } catch { lines.withLock { $0.append("failed save \(round): \(error)") } }
+      round += 1
+    }
+    group.leave()
+  }
+  group.wait()
+  try backend.save()
+  for token in tokens { token.cancel() }
+  var result = keys.map { "\($0) \(backend.value(forKey: $0)?.intValue.map(String.init) ?? "nil")" }
+  for key in keys {
+    let seen = events.withLock { $0[key] ?? [] }
+    for (earlier, later) in zip(seen, seen.dropFirst()) where later <= earlier {
+      result.append("back \(key) \(earlier) \(later)")
+    }
+  }
+  return result + lines.withLock { $0 }
+}
+
+/// A value behind a lock, for `saveRace`'s threads.
+private final class Locked<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `value` is only accessed while `lock` is held.
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&value)
+  }
 }

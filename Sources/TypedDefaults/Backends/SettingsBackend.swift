@@ -50,8 +50,8 @@
 /// - ``RegistrationDomainBackend``: defaults that code reading the store directly sees
 ///   (``SettingsContainer/registerDefaults()``).
 ///
-/// ``LayeredPlistStore`` adopts the first five, ``UserDefaultsBackend`` all but
-/// ``SavingBackend`` (it saves by its own flush), ``InMemoryBackend`` the two updates, and a
+/// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt the first five,
+/// ``InMemoryBackend`` the two updates, and a
 /// ``ScopedBackend`` view the first five, forwarding each to its base where the base has it.
 ///
 /// ## Writing your own

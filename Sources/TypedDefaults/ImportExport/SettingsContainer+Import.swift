@@ -44,9 +44,9 @@ extension SettingsContainer {
   ///    stores it: `"yes"` imported into a `Bool` setting is stored as `true`.
   /// 3. The values are written with one ``SettingsBackend/setValues(_:)`` per backend (normally
   ///    one: the model's), all or nothing; a backend that saves when asked (``SavingBackend``:
-  ///    a ``LayeredPlistStore``, a view of one, or one you write) is then saved once, so the
-  ///    import is in storage when this returns. (A ``UserDefaultsBackend`` saves by its own
-  ///    flush, as after any write.) Settings the import doesn't mention keep their values.
+  ///    a ``LayeredPlistStore``, a ``UserDefaultsBackend``, a view of one, or one you write)
+  ///    is then saved once, so the import is in storage when this returns. Settings the import
+  ///    doesn't mention keep their values.
   ///
   /// Unknown keys are never written; unless `options` refuses them they are listed in the
   /// result. Errors never show the imported values, only their types.

@@ -258,6 +258,25 @@ private struct TextSettingsV2: SettingsGroup, MigratableSettings {
     #expect(try LayeredPlistStore(persistentFile: file).dictionaryRepresentation().count == 8)
   }
 
+  #if !canImport(Darwin)
+    /// A `UserDefaultsBackend` is a `SavingBackend`: an import leaves its suite saved, in the
+    /// file, when it returns, as it leaves a layered store.
+    @Test func anImportIntoAUserDefaultsSuiteIsSavedWhenItReturns() throws {
+      let suite = TemporarySuite()
+      let backend = UserDefaultsBackend(suiteName: suite.name)
+      #expect((backend as any SettingsBackend) is any SavingBackend)
+      let settings = EditorSettings(backend: backend)
+      let source = EditorSettings(backend: InMemoryBackend())
+      fill(source)
+      try settings.importValues(source.exportedValues())
+      #expect(!backend.hasUnsavedChanges)
+      let saved = try PropertyListFile(url: suite.fileURL).readDictionary() ?? [:]
+      #expect(saved == backend.dictionaryRepresentation())
+      #expect(saved.count == 8)
+      withExtendedLifetime(suite) {}
+    }
+  #endif
+
   @Test(arguments: BackendFactory.all)
   func observersHearEachImportedKeyOnce(_ factory: BackendFactory) async throws {
     try await factory.withBackend { backend in

@@ -484,11 +484,13 @@ import TypedDefaultsTesting
     /// Tracking a setting read through a test's backend fires for every kind of test backend:
     /// a user-written one, a scoped view, a `UserDefaultsBackend` suite.
     @Test func trackingInsideAScopeFiresOnAUserWrittenAViewAndASuite() throws {
-      let suite = "TypedDefaultsTests.raceTracking.\(UUID().uuidString)"
-      defer { UserDefaults().removePersistentDomain(forName: suite) }
+      // A `TemporarySuite`, not `removePersistentDomain(forName:)`: that has corelibs rewrite
+      // every suite the process changed, in place, from its copy, which lags the backends' own
+      // values, so that the racing tests beside this one took back an older value.
+      let suite = TemporarySuite()
       let backends: [any SettingsBackend] = [
         PlainBackend(), InMemoryBackend().scoped(to: "com.example.sdk."),
-        PlainBackend().scoped(to: "p."), UserDefaultsBackend(suiteName: suite),
+        PlainBackend().scoped(to: "p."), UserDefaultsBackend(suiteName: suite.name),
       ]
       let model = RaceTrackedSettings(backend: InMemoryBackend())
       for backend in backends {
@@ -504,6 +506,7 @@ import TypedDefaultsTesting
         #expect(calls.all == [1], "\(backend.name)")
         #expect(backend.value(forKey: "volume") == 3, "\(backend.name)")
       }
+      withExtendedLifetime(suite) {}
     }
 
     /// Eight parallel tests share one model, each in its own scope: each tracker fires once,

@@ -10,10 +10,9 @@
 /// try store.save()                    // or save yourself, before the process exits
 /// ```
 ///
-/// ``LayeredPlistStore`` adopts it; so does every ``ScopedBackend`` view, which saves its base
-/// where the base adopts it (see ``ScopedBackend/save()``). (``UserDefaultsBackend`` saves by its
-/// own debounced flush and at exit, and has a ``UserDefaultsBackend/save()`` of its own to call
-/// directly.) What the library does with it: an
+/// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every ``ScopedBackend``
+/// view, which saves its base where the base adopts it (see ``ScopedBackend/save()``). What the
+/// library does with it: an
 /// import saves each backend it wrote once all its values are in
 /// (``SettingsContainer/importValues(_:options:)``), so an import is durable when it returns.
 ///

@@ -1,13 +1,14 @@
 // The abilities the backend offers (Backends/Abilities/), by the methods it has: the atomic
-// updates, the reload of the suite, and the watch for changes made outside it.
+// updates, the save and reload of the suite, and the watch for changes made outside it.
 //
-// Not a `SavingBackend`, though it has `save()` and `hasUnsavedChanges`: its writes reach the
-// file by its own debounced flush and at exit, and an import has never saved it. Adopting the
-// protocol would make every import save it at once, a change of behaviour, and one that on Linux
-// runs the suite file's save alongside racing writes (which can then report, and keep, an older
-// value of a key written meanwhile: seen in ObservationRaceBreakItTests' racing imports).
+// A `SavingBackend`: an import saves it once its values are in, as it saves a LayeredPlistStore.
+// (The older value an import's save once put back, in ObservationRaceTests' racing imports, came
+// from a test beside it having corelibs rewrite every suite of the process in place, a
+// documented limitation; SavesRacingWritesTests pins that saves racing writes lose nothing.)
 
-extension UserDefaultsBackend: MultiKeyUpdatingBackend, ReloadingBackend, WatchingBackend {}
+extension UserDefaultsBackend: MultiKeyUpdatingBackend, SavingBackend, ReloadingBackend,
+  WatchingBackend
+{}
 
 #if !canImport(Darwin)
   extension UserDefaultsBackend: RestrictsKeys {
