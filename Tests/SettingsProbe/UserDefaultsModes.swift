@@ -147,10 +147,11 @@ func runUserDefaultsMode(
   return true
 }
 
-/// The `ud-save-race` mode: what SavesRacingWritesTests does in process, on a domain a test
-/// process can't write (the standard defaults). Returns each key's value as `key value`, then a
-/// `back key earlier later` line for each event that went back, and a `failed …` line for each
-/// write or save that threw.
+/// The `ud-save-race` mode: what SavesRacingWritesTests does in process, in a process of its own.
+///
+/// It runs on a domain a test process can't write (the standard defaults). Returns each key's
+/// value as `key value`, then a `back key earlier later` line for each event that went back, and a
+/// `failed …` line for each write or save that threw.
 func saveRace(_ backend: UserDefaultsBackend, writes: Int) throws -> [String] {
   let keys = ["race.a", "race.b", "race.c", "race.d"]
   let events = Locked<[String: [Int]]>([:])
