@@ -42,6 +42,12 @@ enum CorruptFiles {
   /// three more reads `retryInterval` seconds apart (bytes read again unchanged are not parsed
   /// again: the outcome of the same bytes is the same).
   ///
+  /// A zero-byte file is judged empty only once it has also been so for a second: its status
+  /// changed at least a second ago, or this read has seen it unchanged for a second. A rewrite in
+  /// place truncates the file first, and a rewriter descheduled on a busy machine can leave it
+  /// empty for longer than the three reads (seen at a load average of 6 on 2 cores); a file that
+  /// is really empty was usually made so long before it is opened, and costs nothing more.
+  ///
   /// A file still changing after 20 attempts is not judged at all: that is
   /// ``SettingsError/Code/fileNotReadable``, which no caller moves aside. A zero-byte file that
   /// stays so is an empty dictionary, as Foundation's preferences treat one.
@@ -66,6 +72,8 @@ enum CorruptFiles {
     var parsed: (data: Data, outcome: Reading)?
     var stableFailures = 0
     var attempts = 0
+    // When this read first saw the file unchanged and empty (see `FileIdentity.settled`).
+    var emptySince: Date?
     while true {
       guard let (data, version) = try file.readVersion() else { return .missing }
       let outcome: Reading
@@ -85,7 +93,15 @@ enum CorruptFiles {
         unchanged && attempts > 1 && version.identity == previous?.identity
         ? stableFailures + 1 : 0
       previous = unchanged ? version : nil
-      if stableFailures >= 3 { return outcome }
+      if stableFailures == 0 { emptySince = nil }
+      if stableFailures >= 3 {
+        guard data.isEmpty, !version.identity.settled(emptySince: &emptySince) else {
+          return outcome
+        }
+        // A zero-byte file that changed under a second ago is most likely one a program rewriting
+        // it in place has just truncated (and, on a busy machine, not yet written): wait for it.
+        attempts -= 1
+      }
       if attempts >= 20 {
         throw SettingsError(
           .fileNotReadable, path: file.url.path,
@@ -325,5 +341,29 @@ enum CorruptFiles {
     throw SettingsError(
       .fileNotWritable, path: url.path,
       reason: "Cannot move it aside to '\(folder.path)/\(base)\(suffix)': \(lastError)")
+  }
+}
+
+extension FileIdentity {
+  /// How long a zero-byte file must have been so before a careful read takes it as empty, in
+  /// seconds.
+  static let emptyFileSettleInterval: TimeInterval = 1
+
+  /// Whether a zero-byte file with this identity has been so for
+  /// ``emptyFileSettleInterval``: its status changed that long ago by the clock, or the caller has
+  /// seen it unchanged that long (which bounds the wait where the clock and the file system
+  /// disagree).
+  ///
+  /// - Parameter emptySince: When the caller first saw it unchanged and empty; set on the first
+  ///   call.
+  /// - Returns: `true` once the file has been empty long enough to be judged.
+  func settled(emptySince: inout Date?) -> Bool {
+    let now = Date()
+    let first = emptySince ?? now
+    emptySince = first
+    let changed = Date(
+      timeIntervalSince1970: Double(statusChangeSeconds) + Double(statusChangeNanoseconds) / 1e9)
+    return now.timeIntervalSince(changed) >= Self.emptyFileSettleInterval
+      || now.timeIntervalSince(first) >= Self.emptyFileSettleInterval
   }
 }
