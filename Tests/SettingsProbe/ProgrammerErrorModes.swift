@@ -7,6 +7,9 @@
 //   two models' properties: the second model must stop instead of re-binding the first's settings)
 // SettingsProbe programmer-error group-twice    (one group value stored in two properties of a
 //   model)
+// SettingsProbe programmer-error static-group-nested  (a group's `static let shared`, created with
+//   init(backend:) and used, then the initial value of one model's property: prints the shared
+//   group's key and backend after the model is created)
 //
 // Run by the tests in a debug build; build the probe with `-c release` to see the same messages
 // in a release build.
@@ -59,6 +62,16 @@ private struct TwoCopiesOfOneGroup: SettingsGroup {
   var spare = sharedPlayback
 }
 
+private struct StaticSharedPlayer: SettingsGroup {
+  @Setting var volume = 0.5
+  static let shared = StaticSharedPlayer(backend: InMemoryBackend(name: "shared"))
+}
+
+private final class NestsTheSharedPlayer: SettingsModel, @unchecked Sendable {
+  // @unchecked Sendable: every stored property is a group of @Settings.
+  var player = StaticSharedPlayer.shared
+}
+
 /// Runs a `programmer-error` mode; `false` for other arguments.
 func runProgrammerErrorMode(_ arguments: [String]) -> Bool {
   guard arguments.first == "programmer-error", arguments.count == 2 else { return false }
@@ -76,6 +89,12 @@ func runProgrammerErrorMode(_ arguments: [String]) -> Bool {
     print(first.playback.volume, second.playback.volume)
   case "group-twice":
     print(TwoCopiesOfOneGroup(backend: InMemoryBackend(name: "twice")).main.volume)
+  case "static-group-nested":
+    StaticSharedPlayer.shared.volume = 0.7
+    let model = NestsTheSharedPlayer(backend: InMemoryBackend(name: "model"))
+    print(
+      StaticSharedPlayer.shared.$volume.key, StaticSharedPlayer.shared.$volume.backend.name,
+      StaticSharedPlayer.shared.volume, model.player.volume)
   case "unattached":
     print(TwoSettingsOneKey().volume)
   default:

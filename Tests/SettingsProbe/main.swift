@@ -21,6 +21,7 @@
 //   SettingsProbe <backend> <location> migrate-count go  (see MigrationModes.swift)
 //   SettingsProbe conformance -standard  (see ConformanceModes.swift)
 //   SettingsProbe programmer-error duplicate-key|unattached  (see ProgrammerErrorModes.swift)
+//   SettingsProbe legit-binding <case>  (see LegitBindingModes.swift)
 //   SettingsProbe refuse-real-writes <real folder> <temporary folder>  (see RealStoreGuardModes.swift)
 //   SettingsProbe first-hour <scenario> …  (see FirstHourModes.swift)
 //
@@ -56,6 +57,7 @@ func parse(_ text: String) -> PropertyListValue {
 let arguments = Array(CommandLine.arguments.dropFirst())
 runConformanceMode(arguments)  // see ConformanceModes.swift
 if runProgrammerErrorMode(arguments) { exit(0) }  // see ProgrammerErrorModes.swift
+if runLegitBindingMode(arguments) { exit(0) }  // see LegitBindingModes.swift
 if runRealStoreGuardMode(arguments) { exit(0) }  // see RealStoreGuardModes.swift
 if runFirstHourMode(arguments) { exit(0) }  // see FirstHourModes.swift
 if arguments.first == "foundation-decode" {
