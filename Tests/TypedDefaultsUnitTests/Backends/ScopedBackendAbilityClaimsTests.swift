@@ -74,6 +74,15 @@ private final class AnotherWriterBetweenReadAndWrite: SettingsBackend {
     #expect(!(view is any MultiKeyUpdatingBackend), "a view over a base without updateValues")
   }
 
+  /// A user's backend that passes the conformance suite (the "Testing with TypedDefaults"
+  /// article's DictionaryBackend) seen through a view, as a host passing `store.scoped(to:)` to
+  /// a library hands it: the suite runs the ability checks on the view, which claims abilities
+  /// its base lacks.
+  @Test func aViewOverABackendThatPassesTheConformanceSuitePassesItToo() async {
+    let failures = await BackendConformance.run { DictionaryBackend().scoped(to: "p.") }
+    #expect(failures.isEmpty, "\(failures)")
+  }
+
   #if !canImport(Darwin)
     /// `SavingBackend`'s contract: "When save() returns without throwing, every write that
     /// returned before it was called is in storage". A view over a `UserDefaultsBackend` (which
