@@ -10,8 +10,10 @@
 /// try store.save()                    // or save yourself, before the process exits
 /// ```
 ///
-/// ``LayeredPlistStore`` adopts it; so does every ``ScopedBackend`` view, which saves its base
-/// where the base adopts it (see ``ScopedBackend/save()``). (``UserDefaultsBackend`` saves by its
+/// ``LayeredPlistStore`` adopts it; so does every ``ScopedBackend`` view, whatever its base (see
+/// ``ScopedBackend/save()``): it saves its base where the base adopts this protocol. Over a base
+/// that doesn't, its ``save()`` does nothing and its ``hasUnsavedChanges`` is `false`, even for a
+/// base that saves by a method of its own: the view knows a base's saving only by this protocol. (``UserDefaultsBackend`` saves by its
 /// own debounced flush and at exit, and has a ``UserDefaultsBackend/save()`` of its own to call
 /// directly.) What the library does with it: an
 /// import saves each backend it wrote once all its values are in
