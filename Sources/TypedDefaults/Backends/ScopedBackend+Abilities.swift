@@ -1,21 +1,27 @@
-// A view offers every ability a backend can have, and forwards each to its base where the base
-// has it (a class can't conform only when its base does): what the view does where the base
-// lacks the ability is said on each method.
+// A view adopts every ability a backend can have, and forwards each to its base where the base
+// has it (a class can't conform only when its base does): over a base that lacks one, it does
+// what each method says.
 
 extension ScopedBackend: MultiKeyUpdatingBackend {
   /// Changes a key's value from its current one, as one step where the base can.
   ///
   /// It uses the base's ``UpdatingBackend/update(forKey:_:)`` where it has one (on a
   /// ``LayeredPlistStore`` and, on Linux, a ``UserDefaultsBackend``, under the file lock, so no
-  /// other process's save comes between); on a base without one, it is a read, `transform`, and a
-  /// write, with nothing held between them.
+  /// other process's save comes between). A view adopts every ability; over a base that lacks
+  /// this one, it is a read, `transform` and a write run as one write through the library: every
+  /// write the library makes to that base (a ``Setting``, a view's write or update, an import)
+  /// holds the base's ordering lock, so none comes between. A write made to the base directly,
+  /// not through the library, can come between and is then lost: without the base's help it
+  /// can't be held off.
   ///
   /// Reported to the key's observers once, on every base.
   ///
   /// - Parameters:
   ///   - key: A key of the view.
   ///   - transform: Given the key's current value (`nil` if none), returns the new value, or `nil`
-  ///     to remove the key. Called once; don't use the backend inside it.
+  ///     to remove the key. Called once, maybe holding a lock: don't use the backend inside it,
+  ///     don't write another backend through the library, and don't wait for a thread that
+  ///     writes this one (either could deadlock).
   /// - Returns: The value stored, or `nil` if the key was removed.
   /// - Throws: What `transform` throws, and what the base's update or write throws, naming the
   ///   key as the view spells it. Nothing changes when this throws.
@@ -36,14 +42,18 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
   ///
   /// `transform` sees the view's keys, unprefixed. It uses the base's
   /// ``MultiKeyUpdatingBackend/updateValues(_:)`` where it has one (atomic, and saved on a file
-  /// store); otherwise it is a read of the base's values, `transform` and a write of the
-  /// differences, with nothing held between them.
+  /// store). A view adopts every ability; over a base that lacks this one, it is a read of the
+  /// base's values, `transform` and a write of the differences run as one write through the
+  /// library, which no other write made through the library comes between (see
+  /// ``update(forKey:_:)``); a write made to the base directly can come between and is then
+  /// lost.
   ///
   /// Each changed key is reported to its observers once, on every base.
   ///
   /// - Parameter transform: Changes the view's values (its keys, unprefixed) in place and
-  ///   returns what the caller wants back. Called once: keep it short, and don't use the backend
-  ///   inside it.
+  ///   returns what the caller wants back. Called once, maybe holding a lock: keep it short,
+  ///   don't use the backend inside it, don't write another backend through the library, and
+  ///   don't wait for a thread that writes this one (either could deadlock).
   /// - Returns: What `transform` returned.
   /// - Throws: What `transform` throws, and what the base's update throws. Nothing changes when
   ///   this throws.
@@ -69,14 +79,19 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
 
 extension ScopedBackend: SavingBackend {
   /// Whether the base has unsaved writes (``SavingBackend/hasUnsavedChanges``), of the view's
-  /// keys or any other; `false` on a base that doesn't save.
+  /// keys or any other.
+  ///
+  /// A view adopts every ability; over a base that doesn't adopt ``SavingBackend``, it is
+  /// `false`, even for a base that saves by a method of its own.
   public var hasUnsavedChanges: Bool {
     (base as? any SavingBackend)?.hasUnsavedChanges ?? false
   }
 
   /// Saves the base (``SavingBackend/save()``): all of its writes, not only the view's.
   ///
-  /// Does nothing on a base that doesn't save (an ``InMemoryBackend``).
+  /// A view adopts every ability; over a base that doesn't adopt ``SavingBackend`` (an
+  /// ``InMemoryBackend``, or a base that saves by a method of its own), it does nothing: the view
+  /// knows a base's saving only by that protocol.
   ///
   /// - Throws: What the base's save throws.
   public func save() throws(SettingsError) {

@@ -23,9 +23,13 @@
 /// A view offers every ability a backend can have (``UpdatingBackend``,
 /// ``MultiKeyUpdatingBackend``, ``SavingBackend``, ``ReloadingBackend``, ``WatchingBackend``) and
 /// forwards each to its base where the base has it: ``update(forKey:_:)`` is the base's atomic
-/// update, ``save()`` saves the base. Where the base lacks one, each method says what the view
-/// does instead: an update reads, transforms and writes with nothing held between; saving,
-/// reloading and watching do nothing. Scoping a view again adds to its prefix:
+/// update, ``save()`` saves the base. A view adopts every ability whatever its base, so
+/// `view is any UpdatingBackend` is always true; over a base that lacks one, each method says
+/// what the view does instead: an update reads, transforms and writes as one write through the
+/// library, which no other write made through the library comes between (a write made to the
+/// base directly can, and is lost); saving, reloading and watching do nothing, so a view over a
+/// base that saves without adopting ``SavingBackend`` reports no unsaved changes and doesn't
+/// save it. Scoping a view again adds to its prefix:
 /// `store.scoped(to: "a.").scoped(to: "b.")` is `store.scoped(to: "a.b.")`. An empty prefix gives
 /// an identity view: the base's keys and values, under the view's name.
 ///

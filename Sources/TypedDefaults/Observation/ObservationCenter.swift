@@ -6,8 +6,14 @@ enum ObservationCenter {
   // Sendable.
   private final class Entry: @unchecked Sendable {
     weak var backend: (any SettingsBackend)?
-    let registry = ObserverRegistry()
-    init(_ backend: any SettingsBackend) { self.backend = backend }
+    let registry: ObserverRegistry
+    init(_ backend: any SettingsBackend) {
+      self.backend = backend
+      // A backend without its own `updateValues` is updated by a read, a transform and a write
+      // (`SettingsBackends`): every write the library makes to it takes the ordering lock, so
+      // that none comes between.
+      registry = ObserverRegistry(serializesWrites: !(backend is any MultiKeyUpdatingBackend))
+    }
   }
 
   private struct Table {
@@ -56,6 +62,12 @@ enum ObservationCenter {
   /// ``ObserverRegistry/recordingWrite(_:of:_:)`` for any other, so that racing writes each
   /// deliver the value they left, in the order they took effect.
   ///
+  /// On a backend outside the library that doesn't adopt ``MultiKeyUpdatingBackend``, `write`
+  /// always runs holding the registry's ordering lock (created on the first write), observed or
+  /// not: the library's updates of such a backend (``SettingsBackends``) read, transform and
+  /// write under that lock, and no write made through the library comes between. The lock is
+  /// reentrant per thread; `write` must not wait for another thread that writes the backend.
+  ///
   /// - Parameters:
   ///   - keys: The keys `write` changes, as `backend` stores them.
   ///   - backend: The backend written. A ``ScopedBackend`` view reports its writes to its base
@@ -69,6 +81,9 @@ enum ObservationCenter {
     if backend is any PublishesOwnChanges { return try write() }
     if let registry = existingRegistry(for: backend) {
       return try registry.recordingWrite(keys, of: backend, write)
+    }
+    if !(backend is any MultiKeyUpdatingBackend) {
+      return try registry(for: backend).recordingWrite(keys, of: backend, write)
     }
     try write()
     // Observed meanwhile: the new observer's baseline may predate the write.

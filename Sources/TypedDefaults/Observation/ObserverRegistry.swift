@@ -38,8 +38,23 @@ final class ObserverRegistry: Sendable {
   /// Held around a change and the read of the value it left, for a backend that doesn't record
   /// its own changes, and around reading an observer's baseline from such a backend.
   private let ordering = ReentrantLock()
+  /// Whether ``recordingWrite(_:of:_:)`` holds the ordering lock around every write, observed or
+  /// not: for a backend the library updates by a read, a transform and a write run as one such
+  /// write (``SettingsBackends``), which no other write made through the library can then come
+  /// between.
+  private let serializesWrites: Bool
 
-  init() {}
+  /// Creates an empty registry.
+  ///
+  /// - Parameter serializesWrites: Hold the ordering lock around every write made through the
+  ///   library, even while no one observes. The lock is reentrant per thread, so a write may
+  ///   make another write of the backend through the library on its thread; it must not wait for
+  ///   another thread that writes the backend, or write another backend that serializes, which
+  ///   could deadlock. Writes made to the backend directly, not through the library, aren't
+  ///   held off.
+  init(serializesWrites: Bool = false) {
+    self.serializesWrites = serializesWrites
+  }
 
   /// The number of observers registered (of at least one key, or of every key).
   var observerCount: Int {
@@ -169,7 +184,8 @@ final class ObserverRegistry: Sendable {
   /// reads, so that changes are recorded in the order they took effect and each with the value
   /// it left. While no one does, the write runs without it; an observer registering meanwhile
   /// reads its baseline once registered, and the keys are reported to it in case the write ended
-  /// after that.
+  /// after that. A registry that serializes writes (``init(serializesWrites:)``) holds the
+  /// ordering lock around every write, observed or not.
   ///
   /// - Parameters:
   ///   - keys: The keys `write` changes, as the backend stores them. A write that learns them
@@ -182,7 +198,8 @@ final class ObserverRegistry: Sendable {
     _ keys: some Collection<String>, of backend: any SettingsBackend,
     _ write: () throws(Failure) -> Void
   ) throws(Failure) {
-    guard isObserved else {
+    let wasObserved = isObserved
+    guard wasObserved || serializesWrites else {
       try write()
       if isObserved { report(keys, of: backend) }
       return
@@ -194,11 +211,16 @@ final class ObserverRegistry: Sendable {
       ordering.unlock()
       throw error
     }
-    record(keys.map { SettingsChange(key: $0, newValue: backend.value(forKey: $0)) })
+    // Registering takes the ordering lock too: an observer is either counted here, or reads its
+    // baseline after the write.
+    let observed = isObserved
+    if observed {
+      record(keys.map { SettingsChange(key: $0, newValue: backend.value(forKey: $0)) })
+    }
     ordering.unlock()
     // A write inside another's (a handler called by the outer write) leaves the delivery to the
     // outer one, which holds the ordering lock: observers are called with no lock held.
-    if outermost { deliverRecorded() }
+    if outermost, wasObserved || observed { deliverRecorded() }
   }
 
   /// Records the value each of `keys` has now, as a read returns it, and delivers: what

@@ -7,7 +7,8 @@
 /// it hasn't run yet and the new schema version are stored together, so two processes migrating
 /// one file apply each step once, and a step that throws leaves nothing half done. On a backend
 /// that doesn't adopt this protocol, a step reads the values, transforms them and writes the
-/// differences, with nothing held between.
+/// differences as one write through the library: no other write made through the library comes
+/// between, but a write made to the backend directly (or by another process) can, and is lost.
 ///
 /// ```swift
 /// try backend.updateValues { values in
@@ -18,8 +19,12 @@
 /// ```
 ///
 /// ``InMemoryBackend``, ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every
-/// ``ScopedBackend`` view, whose update is one update of its base where the base adopts it (see
-/// ``ScopedBackend/updateValues(_:)``).
+/// ``ScopedBackend`` view, whatever its base (see ``ScopedBackend/updateValues(_:)``): its update
+/// is one update of its base where the base adopts this protocol. Over a base that doesn't, it
+/// is a read of the base's values, `transform` and a write of the differences run as one write
+/// through the library, which no other write made through the library comes between; a write
+/// made to the base directly can come between and is then lost: it can't be held off without
+/// the base's help.
 ///
 /// ## Contract
 ///

@@ -11,8 +11,10 @@
 /// ```
 ///
 /// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every ``ScopedBackend``
-/// view, which saves its base where the base adopts it (see ``ScopedBackend/save()``). What the
-/// library does with it: an
+/// view, whatever its base (see ``ScopedBackend/save()``): it saves its base where the base adopts
+/// this protocol. Over a base that doesn't, its ``save()`` does nothing and its
+/// ``hasUnsavedChanges`` is `false`, even for a base that saves by a method of its own: the view
+/// knows a base's saving only by this protocol. What the library does with it: an
 /// import saves each backend it wrote once all its values are in
 /// (``SettingsContainer/importValues(_:options:)``), so an import is durable when it returns.
 ///

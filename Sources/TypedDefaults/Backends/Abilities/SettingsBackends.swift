@@ -5,7 +5,12 @@
 enum SettingsBackends {
   /// Changes a key of `backend` from its current value: with the backend's
   /// ``UpdatingBackend/update(forKey:_:)`` where it has one (one step, as the backend documents);
-  /// otherwise a read, `transform` and a write, with nothing held between them.
+  /// otherwise a read, `transform` and a write, as one write through the library.
+  ///
+  /// On a backend without its own update, the library's writes all hold its registry's ordering
+  /// lock (``ObserverRegistry/init(serializesWrites:)``), so none comes between; a write made to the
+  /// backend directly can, and is then lost. `transform` runs holding that lock: it must not
+  /// wait for another thread that writes the backend, nor write another backend.
   ///
   /// Reported to the key's observers once (``ObservationCenter/writing(_:to:_:)``).
   static func update(
@@ -28,7 +33,8 @@ enum SettingsBackends {
 
   /// Changes several keys of `backend` as one step where the backend offers one
   /// (``MultiKeyUpdatingBackend/updateValues(_:)``); on another backend, reads its values,
-  /// transforms them and writes the differences with no lock around the whole.
+  /// transforms them and writes the differences as one write through the library, which no
+  /// other write through the library comes between (``updateValuesThroughTheLibrary(of:_:)``).
   ///
   /// Each key `transform` changed is reported to its observers once, with the value the update
   /// left.
@@ -37,7 +43,7 @@ enum SettingsBackends {
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
     guard let atomic = backend as? any MultiKeyUpdatingBackend else {
-      return try updateValuesWithoutLock(of: backend, transform)
+      return try updateValuesThroughTheLibrary(of: backend, transform)
     }
     if backend is any PublishesOwnChanges { return try atomic.updateValues(transform) }
     // A backend written outside the library doesn't tell its observers, and the keys are known
@@ -60,14 +66,54 @@ enum SettingsBackends {
     return result
   }
 
+  /// Reads every value, transforms them, and writes what changed, as one write through the
+  /// library (``ObservationCenter/writing(_:to:_:)``): the update of a backend without its own
+  /// ``MultiKeyUpdatingBackend/updateValues(_:)``.
+  ///
+  /// Such a backend's registry holds its ordering lock around every write made through the
+  /// library (``ObserverRegistry/init(serializesWrites:)``), so no other one (a ``Setting``, a
+  /// view's write or update, an import) comes between the read and the write. A write made to
+  /// the backend directly, not through the library, can: it is then lost. `transform` runs
+  /// holding that lock: it must not wait for another thread that writes the backend through the
+  /// library, nor write another such backend, which could deadlock.
+  ///
+  /// Each changed key is reported to its observers once, with the value the update left.
+  static func updateValuesThroughTheLibrary<Result>(
+    of backend: any SettingsBackend,
+    _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result {
+    var result: Result?
+    // The keys are known only once `transform` ran: reported holding the ordering lock, before
+    // the write ends, as for a backend's own `updateValues` above.
+    try ObservationCenter.writing(EmptyCollection<String>(), to: backend) {
+      () throws(SettingsError) in
+      let (value, changed) = try readTransformWrite(of: backend, transform)
+      result = value
+      if !(backend is any PublishesOwnChanges) { ObservationCenter.report(changed, of: backend) }
+    }
+    guard let result else { preconditionFailure("writing(_:to:_:) runs its write") }
+    return result
+  }
+
   /// Reads every value, transforms them, and writes what changed: values as one
-  /// ``SettingsBackend/setValues(_:)`` batch, then removals.
+  /// ``SettingsBackend/setValues(_:)`` batch, then removals, each reporting itself (for a
+  /// backend that publishes its own changes: ``UserDefaultsBackend`` on Apple platforms).
   ///
   /// Not atomic with other writers.
   static func updateValuesWithoutLock<Result>(
     of backend: any SettingsBackend,
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
+    try readTransformWrite(of: backend, transform).0
+  }
+
+  /// Reads every value of `backend`, transforms them, and writes what changed (values as one
+  /// ``SettingsBackend/setValues(_:)`` batch, then removals); returns what `transform` returned
+  /// and the keys changed.
+  private static func readTransformWrite<Result>(
+    of backend: any SettingsBackend,
+    _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
+  ) throws(SettingsError) -> (Result, [String]) {
     let before = backend.dictionaryRepresentation()
     var values = before
     let result = try transform(&values)
@@ -76,12 +122,9 @@ enum SettingsBackends {
     for key in Set(before.keys).union(values.keys) where before[key] != values[key] {
       if let value = values[key] { written[key] = value } else { removed.append(key) }
     }
-    // A backend written outside the library doesn't tell its observers; the library does.
-    try ObservationCenter.writing(Array(written.keys) + removed, to: backend) {
-      () throws(SettingsError) in
-      if !written.isEmpty { try backend.setValues(written) }
-      for key in removed.sorted() { backend.removeValue(forKey: key) }
-    }
-    return result
+    removed.sort()
+    if !written.isEmpty { try backend.setValues(written) }
+    for key in removed { backend.removeValue(forKey: key) }
+    return (result, Array(written.keys) + removed)
   }
 }

@@ -11,8 +11,14 @@
 /// ```
 ///
 /// ``InMemoryBackend``, ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every
-/// ``ScopedBackend`` view, whose update is its base's where the base adopts it (see
-/// ``ScopedBackend/update(forKey:_:)``). A ``MultiKeyUpdatingBackend`` gets it for free.
+/// ``ScopedBackend`` view, whatever its base (see ``ScopedBackend/update(forKey:_:)``): its
+/// update is its base's where the base adopts this protocol. Over a base that doesn't, it is a
+/// read, `transform` and a write run as one write through the library, which no other write
+/// made through the library comes between; a write made to the base directly (not through the
+/// library) can come between and is then lost: it can't be held off without the base's help.
+/// So `backend is any UpdatingBackend` promises one step against the library's writers, and
+/// against every writer only where the backend isn't a view over a base lacking it. A
+/// ``MultiKeyUpdatingBackend`` gets it for free.
 ///
 /// ## Contract
 ///
