@@ -81,11 +81,9 @@ extension Domain {
         persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
       return StoreDomain(store: store, files: files)
     case .suite(let suite):
-      // No lock of the tool's own: on Linux, UserDefaultsBackend saves the suite file itself,
-      // atomically, under `flock` on `<suite file>.lock`, merging with other processes by key.
-      #if !canImport(Darwin)
-        try Self.createSuitesFolder(Self.suiteFile(suite).deletingLastPathComponent())
-      #endif
+      // No lock or folder of the tool's own: on Linux, UserDefaultsBackend saves the suite file
+      // itself, atomically, under `flock` on `<suite file>.lock`, merging with other processes by
+      // key, and creates a missing config folder (readable by its owner only) as corelibs does.
       _ = try Self.readDictionary(Self.suiteFile(suite))
       return SuiteDomain(backend: UserDefaultsBackend(suiteName: suite))
     case .unresolved(let folder, let suiteFile):
@@ -93,19 +91,6 @@ extension Domain {
         "\(name) names no store yet: there is neither a LayeredPlistStore in \(folder.path) nor "
           + "a UserDefaults suite \(suiteFile.path); to create one, say which with --store "
           + "layered or --store defaults before the name")
-    }
-  }
-
-  /// Creates the folder of `UserDefaults` suites' files if it is missing, for a write (Linux).
-  ///
-  /// - Parameter folder: The folder holding the suite's file.
-  /// - Throws: A ``Failure`` if the folder can't be created.
-  private static func createSuitesFolder(_ folder: URL) throws(Failure) {
-    guard !FileManager.default.fileExists(atPath: folder.path) else { return }
-    do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    } catch {
-      throw Failure("Cannot create the folder '\(folder.path)': \(error.localizedDescription)")
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TypedDefaults
 
 #if canImport(Glibc)
   import Glibc
@@ -43,28 +44,20 @@ enum Output {
     _ = writeAll(Data("settings: \(escapingControlCharacters(message))\n".utf8), to: standardError)
   }
 
-  /// The text with every control character (U+0000–U+001F, U+007F–U+009F), the line and
-  /// paragraph separators (U+2028, U+2029) and the bidirectional-text controls (U+200E, U+200F,
-  /// U+202A–U+202E, U+2066–U+2069) written as `\u{…}`, in uppercase hex: `\u{1B}`.
+  /// The text with every character that could drive a terminal written as `\u{…}`
+  /// (``TerminalText/escaping(_:keepingLinesAndTabs:)``, the library's rule for its diagnostics).
   ///
   /// With `keepingLinesAndTabs`, line feeds and tabs stay as they are (a multi-line value
   /// prints on several lines), while escape sequences still can't reach the terminal.
+  ///
+  /// - Parameters:
+  ///   - text: The text to print.
+  ///   - keepingLinesAndTabs: Whether line feeds and tabs stay as they are.
+  /// - Returns: The escaped text.
   static func escapingControlCharacters(
     _ text: String, keepingLinesAndTabs: Bool = false
   ) -> String {
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-      switch scalar.value {
-      case 0x0A where keepingLinesAndTabs, 0x09 where keepingLinesAndTabs:
-        escaped.unicodeScalars.append(scalar)
-      case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E,
-        0x2066...0x2069:
-        escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-      default:
-        escaped.unicodeScalars.append(scalar)
-      }
-    }
-    return escaped
+    TerminalText.escaping(text, keepingLinesAndTabs: keepingLinesAndTabs)
   }
 
   /// Standard error as it was when the tool started, a copy of its descriptor: messages written

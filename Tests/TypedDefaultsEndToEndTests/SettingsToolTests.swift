@@ -1173,6 +1173,10 @@ import TypedDefaultsTestSupport
     try expect(["read", "com.example.podcast", "playbackSpeed"], prints: "3\n")
     try succeed(["write", "--store", "defaults", "com.example.player", "volume", "-int", "2"])
     try expect(["read", "com.example.player", "volume"], prints: "2\n")
+    // The config folder didn't exist: the backend's save made it, as corelibs does, for its owner.
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: configHome.path)[.posixPermissions] as? Int
+        == 0o700)
     #expect(
       !FileManager.default.fileExists(
         atPath: dataHome.appendingPathComponent("com.example.player").path))

@@ -1,5 +1,5 @@
-/// Text made safe to print to a terminal.
-enum TerminalText {
+/// Text made safe to print to a terminal (`package`: the `settings` tool prints with it too).
+package enum TerminalText {
   /// The text with every character that could change what a terminal shows written as `\u{…}`
   /// (uppercase hex): the C0 and C1 controls and DEL (escape sequences, bells, carriage returns),
   /// the line and paragraph separators, and the bidirectional-text controls (U+200E, U+200F,
@@ -9,7 +9,7 @@ enum TerminalText {
   ///   - text: The text to print.
   ///   - keepingLinesAndTabs: Whether line feeds and tabs stay as they are.
   /// - Returns: The escaped text.
-  static func escaping(_ text: String, keepingLinesAndTabs: Bool = false) -> String {
+  package static func escaping(_ text: String, keepingLinesAndTabs: Bool = false) -> String {
     var escaped = ""
     for scalar in text.unicodeScalars {
       switch scalar.value {
