@@ -45,7 +45,8 @@ extension SettingsContainer {
   /// 3. The values are written with one ``SettingsBackend/setValues(_:)`` per backend (normally
   ///    one: the model's), all or nothing; a backend that saves when asked (``SavingBackend``:
   ///    a ``LayeredPlistStore``, a ``UserDefaultsBackend``, a view of one, or one you write)
-  ///    is then saved once, so the import is in storage when this returns. Settings the import
+  ///    is then saved once if it has unsaved changes (``SavingBackend/hasUnsavedChanges``), so
+  ///    the import is in storage when this returns. Settings the import
   ///    doesn't mention keep their values.
   ///
   /// Unknown keys are never written; unless `options` refuses them they are listed in the
@@ -149,8 +150,9 @@ extension SettingsContainer {
       try ObservationCenter.writing(batch.keys, to: backend) { () throws(SettingsError) in
         try backend.setValues(batch)
       }
-      // A backend that saves (a file store, a view of one, one of yours) is saved once.
-      if let saving = backend as? any SavingBackend { try saving.save() }
+      // A backend that saves (a file store, a view of one, one of yours) is saved once, unless
+      // its write saved already (a UserDefaultsBackend's batch on Linux): no second fsync.
+      if let saving = backend as? any SavingBackend, saving.hasUnsavedChanges { try saving.save() }
       written += batch.keys
     }
     return SettingsImportResult(

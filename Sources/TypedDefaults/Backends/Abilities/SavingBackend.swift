@@ -15,7 +15,7 @@
 /// this protocol. Over a base that doesn't, its ``save()`` does nothing and its
 /// ``hasUnsavedChanges`` is `false`, even for a base that saves by a method of its own: the view
 /// knows a base's saving only by this protocol. What the library does with it: an
-/// import saves each backend it wrote once all its values are in
+/// import saves each backend it wrote, once all its values are in, if it reports unsaved changes
 /// (``SettingsContainer/importValues(_:options:)``), so an import is durable when it returns.
 ///
 /// ## Contract
