@@ -42,8 +42,8 @@ private struct VolumeSettings: SettingsGroup {
   /// Each of the 16 combinations of a key present or absent in each of the four layers.
   @Test(arguments: 0..<16)
   func theHighestLayerHoldingAKeyWins(_ presence: Int) throws {
-    let layers = LayeredPlistStore.Layer.allCases
-    let present = layers.filter { presence & (1 << $0.rawValue) != 0 }
+    let layers: [LayeredPlistStore.Layer] = [.runtime, .persistent, .delivered, .bundled]
+    let present = layers.indices.filter { presence & (1 << $0) != 0 }.map { layers[$0] }
     let fixture = try StoreFixture()
     if present.contains(.bundled) { try fixture.write(["key": "bundled"], to: fixture.bundled) }
     if present.contains(.delivered) {
@@ -55,7 +55,7 @@ private struct VolumeSettings: SettingsGroup {
     let store = try fixture.open()
     if present.contains(.runtime) { try store.setValue("runtime", forKey: "key", in: .runtime) }
 
-    let winner = present.min()
+    let winner = present.first
     #expect(store.layer(forKey: "key") == winner)
     #expect(store.value(forKey: "key") == winner.map { .string($0.description) })
     #expect(store.dictionaryRepresentation()["key"] == winner.map { .string($0.description) })

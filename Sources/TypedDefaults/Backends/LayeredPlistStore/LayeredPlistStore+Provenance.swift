@@ -16,6 +16,8 @@ extension LayeredPlistStore {
 
     /// The key, normalized if the store normalizes keys.
     public let key: String
+    /// The store's layers, highest priority first (``LayeredPlistStore/layers``).
+    public let layers: [Layer]
     /// The value each layer holds for the key; layers without one are absent.
     ///
     /// These are the stored values, secret or not: only ``description`` and `dump` leave a secret
@@ -44,23 +46,28 @@ extension LayeredPlistStore {
     /// the type a model declared for the key can't read that value (see ``unreadableLayer``),
     /// when the setting reads its default and this is `nil`.
     public var source: Layer? {
-      unreadableLayer == nil ? values.keys.min() : nil
+      unreadableLayer == nil ? winner : nil
     }
 
     /// The value a read returns.
     public var value: PropertyListValue? { source.flatMap { values[$0] } }
 
+    /// The highest-priority layer holding the key.
+    private var winner: Layer? { layers.first { values[$0] != nil } }
+
     init(
-      key: String, values: [Layer: PropertyListValue], nextLaunchChange: NextLaunchChange?,
+      key: String, layers: [Layer], values: [Layer: PropertyListValue],
+      nextLaunchChange: NextLaunchChange?,
       layersWithoutFile: Set<Layer>, declared: DeclaredKey?
     ) {
       self.key = key
+      self.layers = layers
       self.values = values
       self.nextLaunchChange = nextLaunchChange
       self.layersWithoutFile = layersWithoutFile
       isSecret = declared?.isSecret ?? false
       declaredTypeName = declared.map { TypeNames.sugared($0.valueType) }
-      let winner = values.keys.min()
+      let winner = layers.first { values[$0] != nil }
       unreadableLayer = winner.flatMap { layer in
         guard let declared, let value = values[layer], !declared.reads(value) else { return nil }
         return layer
@@ -83,7 +90,7 @@ extension LayeredPlistStore {
     /// `<- unreadable as Double: reads as the default`.
     public var description: String {
       var lines = [key]
-      for layer in Layer.allCases {
+      for layer in layers {
         let name = layer.description.padding(toLength: 11, withPad: " ", startingAt: 0)
         let missing = layersWithoutFile.contains(layer) ? "(no file)" : "-"
         let shown = values[layer].map(shown) ?? missing

@@ -9,7 +9,9 @@ extension LayeredPlistStore {
 
   /// Everything that changes, guarded by the store's lock.
   struct State {
-    /// One dictionary per layer, indexed by `Layer.rawValue`.
+    /// The store's layers, highest priority first (``LayeredPlistStore/layers``).
+    let order: [Layer]
+    /// One dictionary per layer, in the order of ``order``.
     ///
     /// The persistent one is what this run sees, which differs from the file for keys written for
     /// the next launch.
@@ -37,25 +39,35 @@ extension LayeredPlistStore {
     var sizeBudget: EncodedSizeBudget
 
     init(
+      order: [Layer],
       layers: [[String: PropertyListValue]],
       fileFormat: PropertyListFile.Format, sizeLimit: Int, sizeBounds: [String: Int]?
     ) {
+      self.order = order
       self.layers = layers
       sizeBudget = EncodedSizeBudget(format: fileFormat, limit: sizeLimit, bounds: sizeBounds)
       // Start from the lowest non-empty layer with `mapValues`, which reuses its hash table
       // (opening a store with one big file then costs no rehashing), and let the layers above
       // override it.
-      let nonEmpty = Layer.allCases.reversed().filter { !layers[$0.rawValue].isEmpty }
+      let nonEmpty = order.indices.reversed().filter { !layers[$0].isEmpty }
       guard let lowest = nonEmpty.first else { return }
-      effective = layers[lowest.rawValue].mapValues { Entry(value: $0, layer: lowest) }
-      for layer in nonEmpty.dropFirst() {
-        for (key, value) in layers[layer.rawValue] {
-          effective[key] = Entry(value: value, layer: layer)
+      effective = layers[lowest].mapValues { Entry(value: $0, layer: order[lowest]) }
+      for index in nonEmpty.dropFirst() {
+        for (key, value) in layers[index] {
+          effective[key] = Entry(value: value, layer: order[index])
         }
       }
     }
 
-    var persistent: [String: PropertyListValue] { layers[Layer.persistent.rawValue] }
+    /// The position of a layer in ``order``, or `nil` if the store lacks it.
+    func index(of layer: Layer) -> Int? { order.firstIndex(of: layer) }
+
+    /// The position of ``Layer/persistent``, which every store has.
+    var persistentIndex: Int { order.firstIndex(of: .persistent)! }
+    /// The position of ``Layer/runtime``, which every store has.
+    var runtimeIndex: Int { order.firstIndex(of: .runtime)! }
+
+    var persistent: [String: PropertyListValue] { layers[persistentIndex] }
 
     /// What `data.plist` should hold for a key.
     func fileValue(forKey key: String) -> PropertyListValue? {
@@ -78,9 +90,9 @@ extension LayeredPlistStore {
       let observed = observesAllKeys || cell?.observed == true
       let previous = observed ? effective[key]?.value : nil
       effective[key] = nil
-      for layer in Layer.allCases {
-        if let value = layers[layer.rawValue][key] {
-          effective[key] = Entry(value: value, layer: layer)
+      for index in order.indices {
+        if let value = layers[index][key] {
+          effective[key] = Entry(value: value, layer: order[index])
           break
         }
       }
@@ -117,8 +129,8 @@ extension LayeredPlistStore {
 
     /// Writes the runtime layer (never saved).
     mutating func writeRuntime(_ value: PropertyListValue?, forKey key: String) {
-      guard layers[Layer.runtime.rawValue][key] != value else { return }
-      layers[Layer.runtime.rawValue][key] = value
+      guard layers[runtimeIndex][key] != value else { return }
+      layers[runtimeIndex][key] = value
       resolve(key)
     }
 
@@ -129,10 +141,10 @@ extension LayeredPlistStore {
     @discardableResult
     mutating func writePersistent(_ value: PropertyListValue?, forKey key: String) -> Bool {
       let cancelledNextLaunch = nextLaunch.removeValue(forKey: key) != nil
-      guard cancelledNextLaunch || layers[Layer.persistent.rawValue][key] != value else {
+      guard cancelledNextLaunch || layers[persistentIndex][key] != value else {
         return false
       }
-      layers[Layer.persistent.rawValue][key] = value
+      layers[persistentIndex][key] = value
       resolve(key)
       unsaved.mark(key)
       fileValueChanged(forKey: key)
@@ -144,8 +156,8 @@ extension LayeredPlistStore {
     mutating func adoptSaved(_ value: PropertyListValue?, forKey key: String) {
       nextLaunch.removeValue(forKey: key)
       unsaved.remove(key)
-      guard layers[Layer.persistent.rawValue][key] != value else { return }
-      layers[Layer.persistent.rawValue][key] = value
+      guard layers[persistentIndex][key] != value else { return }
+      layers[persistentIndex][key] = value
       resolve(key)
       fileValueChanged(forKey: key)
     }
@@ -164,12 +176,12 @@ extension LayeredPlistStore {
     @discardableResult
     mutating func adopt(_ contents: [String: PropertyListValue]) -> Bool {
       var changed = false
-      let persistentLayer = Layer.persistent.rawValue
+      let persistentLayer = persistentIndex
       for key in Set(contents.keys).union(layers[persistentLayer].keys)
       where !unsaved.contains(key) && nextLaunch[key] == nil
         && layers[persistentLayer][key] != contents[key]
       {
-        layers[Layer.persistent.rawValue][key] = contents[key]
+        layers[persistentIndex][key] = contents[key]
         resolve(key)
         fileValueChanged(forKey: key)
         changed = true

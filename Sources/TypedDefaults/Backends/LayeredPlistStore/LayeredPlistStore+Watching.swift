@@ -108,7 +108,7 @@ extension LayeredPlistStore {
     switch layer {
     case .delivered: file = deliveredFile
     case .bundled: file = bundledFile
-    case .runtime, .persistent: file = nil
+    default: file = nil
     }
     guard let file else { return false }
     let entries: [String: PropertyListValue]
@@ -124,9 +124,10 @@ extension LayeredPlistStore {
       return false
     }
     return changingState { state in
-      let previous = state.layers[layer.rawValue]
+      guard let index = state.index(of: layer) else { return false }
+      let previous = state.layers[index]
       guard previous != entries else { return false }
-      state.layers[layer.rawValue] = entries
+      state.layers[index] = entries
       for key in Set(previous.keys).union(entries.keys) where previous[key] != entries[key] {
         state.resolve(key)
       }

@@ -113,6 +113,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// The format `data.plist` is saved in: the option, else the format the file had (an OpenStep
   /// file is saved as binary), else binary for a new or empty file.
   public let persistentFormat: PropertyListFile.Format
+  /// The store's layers, highest priority first: a read returns the value of the first that has
+  /// the key.
+  public let layers: [Layer]
   /// The layers whose file existed, and was read, when the store was opened.
   ///
   /// A first launch lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was
@@ -171,7 +174,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     self.name = "LayeredPlistStore(\(persistentFile.path))"
 
     var loaded: Set<Layer> = []
-    var layers = Array(repeating: [String: PropertyListValue](), count: Layer.allCases.count)
+    let order: [Layer] = [.runtime, .persistent, .delivered, .bundled]
+    self.layers = order
+    var layers = Array(repeating: [String: PropertyListValue](), count: order.count)
     let name = self.name
     self.persisted = PersistedPropertyListFile(
       file: self.persistentFile,
@@ -180,7 +185,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         movesCorruptFileAside: options.movesCorruptFileAside))
     let (leftovers, opened) = persisted.open(reportingClashesAs: name)
     let read = try opened.get()
-    layers[Layer.persistent.rawValue] = read.entries
+    layers[order.firstIndex(of: .persistent)!] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
     var unreadableShippedFiles: [SettingsError] = []
@@ -194,7 +199,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         continue
       }
       if let contents {
-        layers[layer.rawValue] = PersistedPropertyListFile.normalizingKeys(
+        layers[order.firstIndex(of: layer)!] = PersistedPropertyListFile.normalizingKeys(
           of: contents.entries, by: options.keyNormalization?.normalize, layer: "\(layer)",
           store: name)
         unreadableShippedEntries += contents.unreadable
@@ -206,7 +211,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       option: options.format, file: read.format)
     self.state = Locked(
       State(
-        layers: layers, fileFormat: persistentFormat,
+        order: order, layers: layers, fileFormat: persistentFormat,
         sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds))
 
     if let recovery = read.recovery {
@@ -312,7 +317,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Returns: The layer's value, or `nil` if the layer lacks the key.
   public func value(forKey key: String, in layer: Layer) -> PropertyListValue? {
     let key = normalizedKey(key)
-    return state.withLock { $0.layers[layer.rawValue][key] }
+    return state.withLock { state in state.index(of: layer).flatMap { state.layers[$0][key] } }
   }
 
   /// Returns the layer a key's current value comes from.
@@ -346,14 +351,14 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     let declared = declaredKey(key)
     return state.withLock { state in
       var values: [Layer: PropertyListValue] = [:]
-      for layer in Layer.allCases {
-        if let value = state.layers[layer.rawValue][key] { values[layer] = value }
+      for (index, layer) in state.order.enumerated() {
+        if let value = state.layers[index][key] { values[layer] = value }
       }
       let change = state.nextLaunch[key].map { pending -> Provenance.NextLaunchChange in
         pending.map(Provenance.NextLaunchChange.set) ?? .remove
       }
       return Provenance(
-        key: key, values: values, nextLaunchChange: change,
+        key: key, layers: state.order, values: values, nextLaunchChange: change,
         layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk),
         declared: declared)
     }
@@ -381,7 +386,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Parameter layer: The layer to read.
   /// - Returns: The layer's own dictionary.
   public func dictionaryRepresentation(of layer: Layer) -> [String: PropertyListValue] {
-    state.withLock { $0.layers[layer.rawValue] }
+    state.withLock { state in state.index(of: layer).map { state.layers[$0] } ?? [:] }
   }
 
   // MARK: - Writing
@@ -433,7 +438,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       let key = normalizedKey(key)
       let value = try storable(value, forKey: key, in: .runtime)
       changingState { $0.writeRuntime(value, forKey: key) }
-    case .delivered, .bundled:
+    default:
       throw SettingsError(
         .readOnlyLayer,
         key: key,
