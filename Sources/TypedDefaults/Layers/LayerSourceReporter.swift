@@ -12,7 +12,7 @@ public final class LayerSourceReporter: Sendable {
   /// The store's handler: the keys that may have changed, or `nil` for any key.
   private let handler: Locked<(@Sendable ([String]?) -> Void)?>
 
-  init(_ handler: @escaping @Sendable ([String]?) -> Void) {
+  package init(_ handler: @escaping @Sendable ([String]?) -> Void) {
     self.handler = Locked(handler)
   }
 
@@ -30,7 +30,7 @@ public final class LayerSourceReporter: Sendable {
   }
 
   /// Stops passing reports on.
-  func disconnect() {
+  package func disconnect() {
     handler.withLock { $0 = nil }
   }
 }
