@@ -140,3 +140,14 @@ extension ScopedBackend: BackendView {}
 // A view reports its writes to its base's observers itself (`writingBase`, and
 // `SettingsBackends` for updates): a write through it needs no report of its own.
 extension ScopedBackend: PublishesOwnChanges {}
+
+extension ScopedBackend: ForcingBackend {
+  /// Whether the base forces the key (``ForcingBackend/isForced(forKey:)``); `false` on a base
+  /// that forces nothing.
+  ///
+  /// - Parameter key: A key of the view.
+  /// - Returns: Whether the base forces the key, prefixed.
+  public func isForced(forKey key: String) -> Bool {
+    (base as? any ForcingBackend)?.isForced(forKey: baseKey(forKey: key)) ?? false
+  }
+}

@@ -183,6 +183,13 @@ class UntypedSettingStorage: @unchecked Sendable {
     unbound()
   }
 
+  /// Whether the backend forces the key (``ForcingBackend/isForced(forKey:)``): `false` on a
+  /// backend that forces nothing.
+  final var isForced: Bool {
+    let backend = overridingBackend ?? boundTarget
+    return (backend as? any ForcingBackend)?.isForced(forKey: targetKey) ?? false
+  }
+
   /// The test's backend that replaces this setting's own in this task (``BackendOverride``), if
   /// any: one relaxed atomic load when no override was ever installed in the process.
   ///

@@ -45,6 +45,10 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// file normalize to one key (``LayeredPlistStore/Options/keyNormalization``), and the value
     /// of the key sorting last is used.
     public static let keyCollision = Kind(rawValue: "keyCollision")
+    /// A layer's source gave a new value that the type a model declared for the key can't read
+    /// (or a text that doesn't parse as it); the layer keeps the key's last value (see
+    /// ``LayerSource``).
+    public static let layerValueRejected = Kind(rawValue: "layerValueRejected")
 
     /// The kind's identifier.
     public var description: String { rawValue }

@@ -51,6 +51,11 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     ///
     /// Nothing was written.
     public static let importRejected = Code(rawValue: "importRejected")
+    /// A write named a key whose value is enforced by a forced layer (managed settings, see
+    /// ``LayeredPlistStore/isForced(forKey:)``), as `UserDefaults.objectIsForced(forKey:)` tells.
+    ///
+    /// Nothing was written.
+    public static let forcedValue = Code(rawValue: "forcedValue")
 
     /// The code's identifier.
     public var description: String { rawValue }
@@ -98,7 +103,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       } else {
         subject = "Cannot write a property list holding this value at '\(path ?? "?")'"
       }
-    case .readOnlyLayer:
+    case .readOnlyLayer, .forcedValue:
       subject = "Cannot write '\(key ?? "?")'"
     case .directoryNotUsable:
       subject = "Cannot use the folder '\(path ?? "?")'"

@@ -115,6 +115,10 @@ public struct LayerContents: Sendable, Hashable {
   public var values: [String: PropertyListValue]
   /// The entries that couldn't be read, each naming its key (and file, if any) and the cause.
   public var problems: [SettingsError]
+  /// Whether the source's file or folder doesn't exist (a mistyped path, a volume not mounted):
+  /// the layer is empty, and ``LayeredPlistStore/explain(_:)`` shows it as `(no file)`; `false`
+  /// by default.
+  public var isMissing = false
 
   /// Creates the contents of a layer.
   ///

@@ -177,6 +177,13 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// Whether the backend stores a value for ``key`` (a value of the wrong type counts).
   public var hasStoredValue: Bool { storedValue != nil }
 
+  /// Whether the backend enforces the key's value (managed settings on a
+  /// ``LayeredPlistStore``, see ``ForcingBackend``), so that writes of it are refused: a UI
+  /// disables the setting's control, as with `UserDefaults.objectIsForced(forKey:)`.
+  ///
+  /// `false` on a backend that forces nothing. Thread-safe.
+  public var isForced: Bool { storage.isForced }
+
   /// Stores a value, reporting failure by throwing instead of through diagnostics.
   ///
   /// - Parameter value: The value to store; `nil` (for an optional setting) removes the key.

@@ -1,5 +1,5 @@
 // The abilities the store offers (Backends/Abilities/), by the methods it has: the atomic
-// updates, save and reload of `data.plist`, and the watch of its files.
+// updates, save and reload of `data.plist`, the watch of its files, and forced (managed) keys.
 
 extension LayeredPlistStore: MultiKeyUpdatingBackend, SavingBackend, ReloadingBackend,
   WatchingBackend
@@ -33,12 +33,26 @@ extension LayeredPlistStore: HasReadOnlyLayers {
     holding key: String, without replacement: String
   ) -> [(layer: String, path: String)] {
     var found: [(layer: String, path: String)] = []
-    for (layer, file) in [(Layer.delivered, deliveredFile), (.bundled, bundledFile)] {
-      guard let file, value(forKey: key, in: layer) != nil,
-        value(forKey: replacement, in: layer) == nil
+    for slot in sourceSlots {
+      guard value(forKey: key, in: slot.layer) != nil,
+        value(forKey: replacement, in: slot.layer) == nil
       else { continue }
-      found.append(("\(layer)", file.url.path))
+      found.append(("\(slot.layer)", Self.origin(of: slot.source)))
     }
     return found
   }
+
+  /// Where a source reads from, as a migration's diagnostic names it: its file or folder's
+  /// path, else what it records, else its type.
+  static func origin(of source: any LayerSource) -> String {
+    switch source.recordedSource {
+    case .propertyListFile(let path)?, .directory(let path, _)?, .managed(let path)?,
+      .settingsBundle(let path)?:
+      path
+    case .environment(let prefix)?: "environment variables \(prefix)*"
+    case nil: String(describing: type(of: source))
+    }
+  }
 }
+
+extension LayeredPlistStore: ForcingBackend {}

@@ -9,10 +9,26 @@ extension LayeredPlistStore {
     enum Kind: Sendable {
       case runtime
       case persistent
+      /// A read-only property-list file, read by a ``PropertyListFileSource`` with the store's
+      /// ``Options/maximumFileSize``.
+      case file(URL, Layer)
+      /// A read-only layer without a source (the old initializer's delivered or bundled layer
+      /// given no file): always empty, shown as `(no file)`.
+      case absent(Layer)
       case source(any LayerSource)
     }
 
     let kind: Kind
+
+    /// The layer it defines.
+    var layer: Layer {
+      switch kind {
+      case .runtime: .runtime
+      case .persistent: .persistent
+      case .file(_, let layer), .absent(let layer): layer
+      case .source(let source): source.layer
+      }
+    }
 
     /// The runtime layer: values for this process only, never saved.
     public static let runtime = LayerDefinition(kind: .runtime)
@@ -26,23 +42,80 @@ extension LayeredPlistStore {
     public static func source(_ source: any LayerSource) -> LayerDefinition {
       LayerDefinition(kind: .source(source))
     }
+
+    /// The ``Layer/delivered`` layer: a read-only property list shipped with a deployment, read
+    /// by a ``PropertyListFileSource`` with the store's ``Options/maximumFileSize``.
+    ///
+    /// - Parameter file: The file; it needn't exist (a missing file is an empty layer).
+    /// - Returns: The layer.
+    public static func delivered(_ file: URL) -> LayerDefinition {
+      LayerDefinition(kind: .file(file, .delivered))
+    }
+
+    /// The ``Layer/bundled`` layer: a read-only `Info.plist`, read by a
+    /// ``PropertyListFileSource`` with the store's ``Options/maximumFileSize``.
+    ///
+    /// - Parameter file: The file; it needn't exist (a missing file is an empty layer).
+    /// - Returns: The layer.
+    public static func bundled(_ file: URL) -> LayerDefinition {
+      LayerDefinition(kind: .file(file, .bundled))
+    }
   }
 
-  /// Opens a store on `data.plist` with the layers given, highest priority first.
+  /// The layers of a store where real deployments keep settings, each at its default position,
+  /// highest priority first: managed > runtime > arguments > environment > persistent >
+  /// directories > delivered > settingsBundle > bundled.
+  ///
+  /// Why each sits where it does:
+  ///
+  /// - **managed** is above everything, even ``Layer/runtime``: an administrator's enforced
+  ///   values (`UserDefaults`' forced values) can't be overridden, and their keys can't be
+  ///   written (``LayeredPlistStore/isForced(forKey:)``).
+  /// - **runtime** is this process's own choice of the moment, above what it was launched with.
+  /// - **arguments** and **environment** are per-launch operator choices, above the app's saved
+  ///   values, as `UserDefaults`' `NSArgumentDomain` sits above the app's domain; arguments,
+  ///   given for one run, beat the environment, set for a session.
+  /// - **persistent** (`data.plist`) is what the app and its user saved.
+  /// - **directories** (a ConfigMap or Secret mounted as one file per key) are deployment
+  ///   configuration like the delivered file, so below the app's own `data.plist`, in the order
+  ///   given.
+  /// - **delivered** is the plist shipped with a deployment.
+  /// - **settingsBundle** holds a `Settings.bundle`'s `DefaultValue`s, registration-style
+  ///   defaults, just above `Info.plist`.
+  /// - **bundled** (`Info.plist`) is the lowest.
+  ///
+  /// Layers passed as `nil` are left out. To place layers otherwise, pass your own list to
+  /// ``init(persistentFile:layers:options:)``, editing this one or writing it out.
   ///
   /// - Parameters:
-  ///   - persistentFile: The read-write `data.plist`.
-  ///   - layers: The layers, highest priority first; must hold ``LayerDefinition/persistent``
-  ///     and ``LayerDefinition/runtime`` once each, and no two layers of the same name.
-  ///   - options: Format, reading limits, autosave and key normalization.
-  /// - Throws: What ``init(persistentFile:deliveredFile:bundledFile:options:)`` throws, and what a
-  ///   source's ``LayerSource/read()`` throws as the store opens.
-  public convenience init(
-    persistentFile: URL,
-    layers: [LayerDefinition],
-    options: Options = Options()
-  ) throws(SettingsError) {
-    // TODO(core): the store built from `layers` (the core helper replaces this).
-    try self.init(persistentFile: persistentFile, options: options)
+  ///   - managed: The managed settings source (``ManagedSettingsSource``), or `nil` for none.
+  ///   - arguments: The command-line arguments source (``CommandLineArgumentsSource``), or `nil`.
+  ///   - environment: The environment variables source (``EnvironmentVariablesSource``), or `nil`.
+  ///   - directories: Sources of mounted folders (``DirectorySource``), highest first; none by
+  ///     default.
+  ///   - deliveredFile: The delivered property list, or `nil` for none.
+  ///   - settingsBundle: The `Settings.bundle` source (``SettingsBundleSource``), or `nil`.
+  ///   - bundledFile: The bundled `Info.plist`, or `nil` for none.
+  /// - Returns: The layers, highest priority first, for ``init(persistentFile:layers:options:)``.
+  public static func standardLayers(
+    managed: (any LayerSource)? = nil,
+    arguments: (any LayerSource)? = nil,
+    environment: (any LayerSource)? = nil,
+    directories: [any LayerSource] = [],
+    deliveredFile: URL? = nil,
+    settingsBundle: (any LayerSource)? = nil,
+    bundledFile: URL? = nil
+  ) -> [LayerDefinition] {
+    var layers: [LayerDefinition] = []
+    if let managed { layers.append(.source(managed)) }
+    layers.append(.runtime)
+    if let arguments { layers.append(.source(arguments)) }
+    if let environment { layers.append(.source(environment)) }
+    layers.append(.persistent)
+    layers += directories.map(LayerDefinition.source)
+    if let deliveredFile { layers.append(.delivered(deliveredFile)) }
+    if let settingsBundle { layers.append(.source(settingsBundle)) }
+    if let bundledFile { layers.append(.bundled(bundledFile)) }
+    return layers
   }
 }

@@ -20,7 +20,7 @@ extension LayeredPlistStore {
     }
   }
 
-  /// The file in which a store records where its read-only layers' files are: `data.plist.layers`
+  /// The file in which a store records its layers and where their sources are: `data.plist.layers`
   /// beside `data.plist` (the persistent file's name with `.layers` added).
   ///
   /// - Parameter persistentFile: The store's `data.plist`.
@@ -30,53 +30,127 @@ extension LayeredPlistStore {
       .appendingPathComponent(persistentFile.lastPathComponent + ".layers")
   }
 
-  /// Reads the record a store made of where its read-only layers' files are, so that a tool
-  /// opening the store's folder (the `settings` tool) sees the layers the app sees.
+  /// One layer of a store as the store records it beside its `data.plist`: its name, and how a
+  /// tool can open its source again.
   ///
-  /// A store whose ``Options/recordsLayerFiles`` is on (the default) and that has a delivered or
-  /// bundled file writes the record as it opens: an XML property list, `delivered` and
-  /// `bundled` mapped to absolute paths. Safe to call from any thread.
+  /// Thread-safety: a value type, `Sendable`.
+  public struct RecordedLayer: Sendable, Hashable {
+    /// The layer.
+    public var layer: Layer
+    /// How to open its source again, or `nil` for ``Layer/runtime``, ``Layer/persistent``, a
+    /// layer without a source, and a source that can't be recorded.
+    public var source: RecordedLayerSource?
+
+    /// Creates a record of a layer.
+    ///
+    /// - Parameters:
+    ///   - layer: The layer.
+    ///   - source: How to open its source again, or `nil` for none.
+    public init(layer: Layer, source: RecordedLayerSource? = nil) {
+      self.layer = layer
+      self.source = source
+    }
+  }
+
+  /// Reads the record a store made of its layers, in its order, so that a tool opening the
+  /// store's folder (the `settings` tool) reads the layers the app reads.
+  ///
+  /// A store whose ``Options/recordsLayerFiles`` is on (the default) and that has a layer whose
+  /// source can be recorded (``LayerSource/recordedSource``) writes the record as it opens: an
+  /// XML property list, `layers` mapped to an array holding, for each layer highest first, a
+  /// dictionary of its `name` and, for a recorded source, its `source`. A record in the earlier
+  /// format, `delivered` and `bundled` mapped to absolute paths, reads as the four layers the
+  /// store then had. Safe to call from any thread.
+  ///
+  /// - Parameter persistentFile: The store's `data.plist`.
+  /// - Returns: The layers the store was last opened with, highest first, or `nil` if there is
+  ///   no record.
+  /// - Throws: ``SettingsError`` naming the record if it exists but can't be read, isn't a
+  ///   property list, or isn't a record of layers.
+  public static func recordedLayers(
+    ofPersistentFile persistentFile: URL
+  ) throws(SettingsError) -> [RecordedLayer]? {
+    let record = PropertyListFile(url: layerRecordFile(ofPersistentFile: persistentFile))
+    guard let entries = try record.readDictionary() else { return nil }
+    func corrupt(_ reason: String) -> SettingsError {
+      SettingsError(.corruptFile, path: record.url.path, reason: reason)
+    }
+    guard let recorded = entries["layers"] else {
+      // The earlier format: {delivered, bundled} mapped to absolute paths.
+      var files: [Layer: String] = [:]
+      for (key, value) in entries {
+        guard case .string(let path) = value, path.hasPrefix("/"),
+          key == "delivered" || key == "bundled"
+        else {
+          throw corrupt("'\(key)' is not 'delivered' or 'bundled' mapped to an absolute path")
+        }
+        files[Layer(key)] = path
+      }
+      return [Layer.runtime, .persistent, .delivered, .bundled].map { layer in
+        RecordedLayer(layer: layer, source: files[layer].map { .propertyListFile(path: $0) })
+      }
+    }
+    guard entries.count == 1, case .array(let list) = recorded else {
+      throw corrupt("'layers' is not an array of layers, or is not alone")
+    }
+    var layers: [RecordedLayer] = []
+    for (position, item) in list.enumerated() {
+      guard case .dictionary(let fields) = item, case .string(let name)? = fields["name"],
+        !name.isEmpty
+      else {
+        throw corrupt("layer \(position + 1) has no name")
+      }
+      var layer = RecordedLayer(layer: Layer(name))
+      if let source = fields["source"] {
+        guard let decoded = RecordedLayerSource(recorded: source) else {
+          throw corrupt("the source of the '\(name)' layer is not one a tool can open")
+        }
+        layer.source = decoded
+      }
+      layers.append(layer)
+    }
+    return layers
+  }
+
+  /// Reads where the read-only layers' files of the record a store made are (see
+  /// ``recordedLayers(ofPersistentFile:)``): the property-list files of its ``Layer/delivered``
+  /// and ``Layer/bundled`` layers.
+  ///
+  /// Safe to call from any thread.
   ///
   /// - Parameter persistentFile: The store's `data.plist`.
   /// - Returns: The files the store was last opened with, or `nil` if there is no record.
-  /// - Throws: ``SettingsError`` naming the record if it exists but can't be read, isn't a
-  ///   property list, or doesn't map `delivered` and `bundled` to paths.
+  /// - Throws: What ``recordedLayers(ofPersistentFile:)`` throws.
   public static func recordedLayerFiles(
     ofPersistentFile persistentFile: URL
   ) throws(SettingsError) -> LayerFiles? {
-    let record = PropertyListFile(url: layerRecordFile(ofPersistentFile: persistentFile))
-    guard let entries = try record.readDictionary() else { return nil }
-    var files = LayerFiles()
-    for (key, value) in entries {
-      guard case .string(let path) = value, path.hasPrefix("/"),
-        key == "delivered" || key == "bundled"
-      else {
-        throw SettingsError(
-          .corruptFile, path: record.url.path,
-          reason: "'\(key)' is not 'delivered' or 'bundled' mapped to an absolute path")
-      }
-      if key == "delivered" {
-        files.delivered = URL(fileURLWithPath: path)
-      } else {
-        files.bundled = URL(fileURLWithPath: path)
-      }
+    guard let layers = try recordedLayers(ofPersistentFile: persistentFile) else { return nil }
+    func file(of layer: Layer) -> URL? {
+      guard case .propertyListFile(let path)? = layers.first(where: { $0.layer == layer })?.source
+      else { return nil }
+      return URL(fileURLWithPath: path)
     }
-    return files
+    return LayerFiles(delivered: file(of: .delivered), bundled: file(of: .bundled))
   }
 
-  /// Writes the record of the store's read-only layer files (see
-  /// ``recordedLayerFiles(ofPersistentFile:)``) if the store has such a file and the record
-  /// differs; a failure is reported as a diagnostic, since the store works without it.
+  /// Writes the record of the store's layers (see ``recordedLayers(ofPersistentFile:)``) if a
+  /// layer's source can be recorded and the record differs; a failure is reported as a
+  /// diagnostic, since the store works without it.
   func recordLayerFiles() {
-    guard options.recordsLayerFiles, deliveredFile != nil || bundledFile != nil else { return }
+    guard options.recordsLayerFiles,
+      sourceSlots.contains(where: { $0.source.recordedSource != nil })
+    else { return }
     let folder = persistentFile.url.deletingLastPathComponent()
     // No folder, no store yet: its first save reports that.
     guard FileManager.default.fileExists(atPath: folder.path) else { return }
-    var entries: [String: PropertyListValue] = [:]
-    if let deliveredFile {
-      entries["delivered"] = .string(deliveredFile.url.standardizedFileURL.path)
+    let sources = Dictionary(
+      uniqueKeysWithValues: sourceSlots.map { ($0.layer, $0.source.recordedSource) })
+    let list = layers.map { layer -> PropertyListValue in
+      var fields: [String: PropertyListValue] = ["name": .string(layer.name)]
+      if case .some(.some(let source)) = sources[layer] { fields["source"] = source.recorded }
+      return .dictionary(fields)
     }
-    if let bundledFile { entries["bundled"] = .string(bundledFile.url.standardizedFileURL.path) }
+    let entries: [String: PropertyListValue] = ["layers": .array(list)]
     let record = PropertyListFile(url: Self.layerRecordFile(ofPersistentFile: persistentFile.url))
     if (try? record.readDictionary()) == entries { return }
     do {
@@ -86,6 +160,51 @@ extension LayeredPlistStore {
         SettingsDiagnostic(
           kind: .saveFailed, key: nil, backend: name,
           message: "\(error); tools opening the store's folder won't find its read-only layers"))
+    }
+  }
+}
+
+extension RecordedLayerSource {
+  /// The source as a record holds it: a dictionary of its `kind` and its fields.
+  var recorded: PropertyListValue {
+    switch self {
+    case .propertyListFile(let path):
+      ["kind": "propertyListFile", "path": .string(path)]
+    case .directory(let path, let holdsSecrets):
+      ["kind": "directory", "path": .string(path), "holdsSecrets": .bool(holdsSecrets)]
+    case .environment(let prefix):
+      ["kind": "environment", "prefix": .string(prefix)]
+    case .managed(let path):
+      ["kind": "managed", "path": .string(path)]
+    case .settingsBundle(let path):
+      ["kind": "settingsBundle", "path": .string(path)]
+    }
+  }
+
+  /// Reads a source as a record holds it (``recorded``), or `nil` if it isn't one.
+  init?(recorded: PropertyListValue) {
+    guard case .dictionary(let fields) = recorded, case .string(let kind)? = fields["kind"]
+    else { return nil }
+    let path: String? =
+      if case .string(let path)? = fields["path"], path.hasPrefix("/") { path } else { nil }
+    switch kind {
+    case "propertyListFile":
+      guard let path else { return nil }
+      self = .propertyListFile(path: path)
+    case "directory":
+      guard let path, case .bool(let holdsSecrets)? = fields["holdsSecrets"] else { return nil }
+      self = .directory(path: path, holdsSecrets: holdsSecrets)
+    case "environment":
+      guard case .string(let prefix)? = fields["prefix"] else { return nil }
+      self = .environment(prefix: prefix)
+    case "managed":
+      guard let path else { return nil }
+      self = .managed(path: path)
+    case "settingsBundle":
+      guard let path else { return nil }
+      self = .settingsBundle(path: path)
+    default:
+      return nil
     }
   }
 }

@@ -50,13 +50,13 @@ extension LayeredPlistStore {
     /// another process shares, or call ``LayeredPlistStore/startWatching()`` when something
     /// starts observing.
     public var watchesFiles: Bool
-    /// Whether the store records where its delivered and bundled files are, in
-    /// `data.plist.layers` beside `data.plist`, so a tool opening its folder (the `settings`
-    /// tool, by the app's identifier or the folder's path) sees the layers the app sees: `true` by
-    /// default.
+    /// Whether the store records its layers, in order, and where their sources are (its delivered
+    /// and bundled files, any ``LayerSource/recordedSource``), in `data.plist.layers` beside
+    /// `data.plist`, so a tool opening its folder (the `settings` tool, by the app's identifier or
+    /// the folder's path) sees the layers the app sees: `true` by default.
     ///
-    /// The record is written as the store opens, only if it has a delivered or bundled file and the
-    /// record differs; see ``LayeredPlistStore/recordedLayerFiles(ofPersistentFile:)``.
+    /// The record is written as the store opens, only if a layer's source can be recorded and the
+    /// record differs; see ``LayeredPlistStore/recordedLayers(ofPersistentFile:)``.
     public var recordsLayerFiles: Bool
     /// What a delivered or bundled file that can't be read (corrupt, truncated, too large, not a
     /// dictionary, not readable by this user) does as the store opens.

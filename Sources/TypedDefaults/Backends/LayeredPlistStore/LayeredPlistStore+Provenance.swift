@@ -25,12 +25,20 @@ extension LayeredPlistStore {
     public let values: [Layer: PropertyListValue]
     /// The change written for the next launch, if any.
     public let nextLaunchChange: NextLaunchChange?
-    /// The read-only layers (``Layer/delivered``, ``Layer/bundled``) that have no file: none was
-    /// given, or it was missing when the store was opened.
+    /// The read-only layers that have no file: none was given, it (or a source's folder) was
+    /// missing when the store was opened, or it couldn't be read then (see
+    /// ``LayeredPlistStore/layersLoadedFromDisk``).
     ///
-    /// They hold no key, and ``description`` shows them as `(no file)` rather than `-`, so a
+    /// ``description`` shows such a layer without the key as `(no file)` rather than `-`, so a
     /// mistyped path shows.
     public let layersWithoutFile: Set<Layer>
+    /// The layers whose every value is secret (a source that ``LayerSource/holdsSecrets``):
+    /// ``description`` and `dump` show `<secret>` for their values.
+    public let secretLayers: Set<Layer>
+    /// The forced layer (managed settings, ``LayerSource/isForced``) holding the key, whose value
+    /// can't be changed through the store, or `nil` if the key isn't forced
+    /// (``LayeredPlistStore/isForced(forKey:)``).
+    public let forcedBy: Layer?
     /// Whether a model bound to the store declared the key `secret: true`: ``description`` and
     /// `dump` then show `<secret>` for every value.
     public let isSecret: Bool
@@ -58,13 +66,16 @@ extension LayeredPlistStore {
     init(
       key: String, layers: [Layer], values: [Layer: PropertyListValue],
       nextLaunchChange: NextLaunchChange?,
-      layersWithoutFile: Set<Layer>, declared: DeclaredKey?
+      layersWithoutFile: Set<Layer>, secretLayers: Set<Layer> = [], forcedLayers: [Layer] = [],
+      declared: DeclaredKey?
     ) {
       self.key = key
       self.layers = layers
       self.values = values
       self.nextLaunchChange = nextLaunchChange
       self.layersWithoutFile = layersWithoutFile
+      self.secretLayers = secretLayers
+      forcedBy = forcedLayers.first { values[$0] != nil }
       isSecret = declared?.isSecret ?? false
       declaredTypeName = declared.map { TypeNames.sugared($0.valueType) }
       let winner = layers.first { values[$0] != nil }
@@ -87,15 +98,19 @@ extension LayeredPlistStore {
     /// ```
     ///
     /// A winning value the declared type can't read is marked instead
-    /// `<- unreadable as Double: reads as the default`.
+    /// `<- unreadable as Double: reads as the default`; a winning value a forced layer holds,
+    /// `<- wins (managed: can't be changed)`. A layer whose source holds secrets shows
+    /// `<secret>` for its value.
     public var description: String {
       var lines = [key]
       for layer in layers {
         let name = layer.description.padding(toLength: 11, withPad: " ", startingAt: 0)
         let missing = layersWithoutFile.contains(layer) ? "(no file)" : "-"
-        let shown = values[layer].map(shown) ?? missing
+        let shown = values[layer].map { self.shown($0, in: layer) } ?? missing
         let mark =
-          if layer == source {
+          if layer == source, layer == forcedBy {
+            "   <- wins (\(layer): can't be changed)"
+          } else if layer == source {
             "   <- wins"
           } else if layer == unreadableLayer {
             "   <- unreadable as \(declaredTypeName ?? "the declared type"): reads as the default"
@@ -105,16 +120,17 @@ extension LayeredPlistStore {
         lines.append("  \(name) \(shown)" + mark)
       }
       switch nextLaunchChange {
-      case .set(let value)?: lines.append("  next launch \(shown(value))")
+      case .set(let value)?: lines.append("  next launch \(shown(value, in: .persistent))")
       case .remove?: lines.append("  next launch (removed)")
       case nil: break
       }
       return lines.joined(separator: "\n")
     }
 
-    /// A value as the description shows it: `<secret>` for a secret key's.
-    private func shown(_ value: PropertyListValue) -> String {
-      isSecret ? SecretRedaction.placeholder : String(describing: value)
+    /// A value as the description shows it: `<secret>` for a secret key's, or a secret layer's.
+    private func shown(_ value: PropertyListValue, in layer: Layer) -> String {
+      isSecret || secretLayers.contains(layer)
+        ? SecretRedaction.placeholder : String(describing: value)
     }
   }
 }
@@ -123,12 +139,14 @@ extension LayeredPlistStore.Provenance: CustomReflectable {
   /// The key, and each layer's value as ``description`` shows it (`<secret>` for a secret key),
   /// so that `dump` can't show a secret.
   public var customMirror: Mirror {
-    let shownValues = values.mapValues(shown)
+    let shownValues = Dictionary(
+      uniqueKeysWithValues: values.map { ($0.key, shown($0.value, in: $0.key)) })
     return Mirror(
       self,
       children: [
         "key": key, "values": shownValues, "source": source as Any,
         "isSecret": isSecret, "unreadableLayer": unreadableLayer as Any,
+        "forcedBy": forcedBy as Any,
       ], displayStyle: .struct)
   }
 }
@@ -136,11 +154,19 @@ extension LayeredPlistStore.Provenance: CustomReflectable {
 extension LayeredPlistStore: LearnsDeclaredKeys {
   func learn(_ keys: [String: DeclaredKey]) {
     let keys = keys.map { (normalizedKey($0.key), $0.value) }
-    declaredKeys.withLock { declared in
+    let retyped = declaredKeys.withLock { declared -> [String] in
+      var retyped: [String] = []
       for (key, new) in keys {
-        let wasSecret = declared[key]?.isSecret ?? false
+        let old = declared[key]
+        if old.map({ ObjectIdentifier($0.valueType) != ObjectIdentifier(new.valueType) }) ?? true {
+          retyped.append(key)
+        }
+        let wasSecret = old?.isSecret ?? false
         declared[key] = DeclaredKey(isSecret: new.isSecret || wasSecret, valueType: new.valueType)
       }
+      return retyped
     }
+    // A text layer's values of these keys are read as their declared types from now on.
+    convertTexts(ofKeys: retyped)
   }
 }

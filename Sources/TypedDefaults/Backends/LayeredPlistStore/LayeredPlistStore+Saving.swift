@@ -53,7 +53,8 @@ extension LayeredPlistStore {
   ///     use the store inside it. What it throws is rethrown and nothing is changed or saved.
   /// - Returns: The value stored (`nil` if the key was removed), as the store keeps it (see
   ///   ``setValue(_:forKey:)`` for XML's rules).
-  /// - Throws: What `transform` throws; what ``setValue(_:forKey:)`` throws for its result;
+  /// - Throws: What `transform` throws; what ``setValue(_:forKey:)`` throws for its result
+  ///   (``SettingsError/Code/forcedValue`` for a forced key, before `transform` is called);
   ///   what ``save()`` throws. Nothing changes when this throws.
   @discardableResult
   public func update(
@@ -63,6 +64,9 @@ extension LayeredPlistStore {
     let key = normalizedKey(key)
     var stored: PropertyListValue?
     try save(updating: { contents throws(SettingsError) in
+      try self.state.withLock { state throws(SettingsError) in
+        try state.checkNotForced(CollectionOfOne(key))
+      }
       stored = try self.storable(transform(contents[key]), forKey: key, in: .persistent)
       contents[key] = stored
       return [key]

@@ -13,7 +13,8 @@ extension LayeredPlistStore {
   ///   - values: The configuration, by key.
   ///   - replacingPrevious: Whether to remove the keys of the previous server configuration that
   ///     `values` doesn't have (`false` by default: they are kept).
-  /// - Throws: What ``setValue(_:forKey:)`` throws, for the first value that can't be stored.
+  /// - Throws: What ``setValue(_:forKey:)`` throws, for the first value that can't be stored
+  ///   (``SettingsError/Code/forcedValue`` for a key a forced layer holds).
   public func applyServerConfiguration(
     _ values: [String: PropertyListValue],
     replacingPrevious: Bool = false
@@ -28,6 +29,8 @@ extension LayeredPlistStore {
       let previous = Set(
         state.persistent[recordKey]?.arrayValue?.compactMap(\.stringValue) ?? [])
       let removed = replacingPrevious ? previous.subtracting(storable.keys) : []
+      try state.checkNotForced(storable.keys)
+      try state.checkNotForced(removed)
       try state.checkFileSize(
         after: storable.map { ($0.key, $0.value) } + removed.map { ($0, nil) },
         path: persistentFile.url.path)

@@ -33,6 +33,14 @@ extension LayeredPlistStore {
     /// For keys written for the next launch: what `data.plist` should hold (`nil`: no value).
     var nextLaunch: [String: PropertyListValue?] = [:]
     var saveCount = 0
+    /// The positions of the layers whose source ``LayerSource/isForced``.
+    var forcedIndices: [Int] = []
+    /// For each text layer (``LayerSource/valuesAreText``), by position: the values its source
+    /// gave (the texts), which ``layers`` holds converted to the declared types.
+    var text: [Int: [String: PropertyListValue]] = [:]
+    /// For each source's layer, by position: the number of the latest read applied, so that a
+    /// read that finished late never replaces a later one.
+    var appliedReads: [Int: Int] = [:]
 
     /// The size rule for `data.plist` (``EncodedSizeBudget``): its bounds are computed when the
     /// file is read (or at the first write), then kept up to date.
@@ -61,6 +69,24 @@ extension LayeredPlistStore {
 
     /// The position of a layer in ``order``, or `nil` if the store lacks it.
     func index(of layer: Layer) -> Int? { order.firstIndex(of: layer) }
+
+    /// The highest forced layer holding `key`, if any (see ``LayeredPlistStore/isForced(forKey:)``).
+    func forcingLayer(ofKey key: String) -> Layer? {
+      for index in forcedIndices where layers[index][key] != nil { return order[index] }
+      return nil
+    }
+
+    /// Throws if a forced layer holds one of the keys: nothing may write it.
+    ///
+    /// - Throws: ``SettingsError/Code/forcedValue`` naming the first such key and its layer.
+    func checkNotForced(_ keys: some Sequence<String>) throws(SettingsError) {
+      guard !forcedIndices.isEmpty else { return }
+      for key in keys {
+        if let layer = forcingLayer(ofKey: key) {
+          throw LayeredPlistStore.forcedError(key: key, layer: layer)
+        }
+      }
+    }
 
     /// The position of ``Layer/persistent``, which every store has.
     var persistentIndex: Int { order.firstIndex(of: .persistent)! }

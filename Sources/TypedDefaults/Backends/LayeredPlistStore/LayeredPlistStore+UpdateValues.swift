@@ -23,7 +23,8 @@ extension LayeredPlistStore {
   ///   inside it. What it throws is rethrown and nothing is changed or saved.
   /// - Returns: What `transform` returned.
   /// - Throws: What `transform` throws; what ``setValue(_:forKey:)`` throws for a value it
-  ///   stored; what ``save()`` throws. Nothing changes when this throws.
+  ///   stored (``SettingsError/Code/forcedValue`` for a forced key it changed); what ``save()``
+  ///   throws. Nothing changes when this throws.
   @discardableResult
   public func updateValues<Result>(
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
@@ -37,6 +38,9 @@ extension LayeredPlistStore {
         for key in Set(contents.keys).union(updated.keys) where contents[key] != updated[key] {
           updated[key] = try self.storable(updated[key], forKey: key, in: .persistent)
           changed.append(key)
+        }
+        try self.state.withLock { state throws(SettingsError) in
+          try state.checkNotForced(changed)
         }
         contents = updated
         return changed

@@ -16,10 +16,13 @@ extension LayeredPlistStore {
   ///   still win, and observers get one event per key whose effective value changed, and only
   ///   those. A file made corrupt (an editor writing garbage) is moved aside and replaced at
   ///   once by the values the store has, which it keeps (see ``reload()``).
-  /// - A delivered or bundled file created, replaced or removed is read again (a removed one is
-  ///   an empty layer); observers of the keys whose effective value changed are told. A file
-  ///   that can't be read is reported as a ``SettingsDiagnostic`` of kind
-  ///   ``SettingsDiagnostic/Kind/watchFailed`` and the layer keeps its values.
+  /// - Every layer's source starts watching (``LayerSource/startWatching(reportingTo:)``): a
+  ///   delivered or bundled file created, replaced or removed is read again (a removed one is an
+  ///   empty layer), and so is any source that reports a change; its new values are validated
+  ///   before they are applied (see ``LayerSource``), and observers of the keys whose effective
+  ///   value changed are told, once each. A source that can't be read is reported as a
+  ///   ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed`` and the layer keeps
+  ///   its values.
   ///
   /// Each file's folder is watched (files are replaced by atomic renames, and may not exist
   /// yet): on Linux with inotify, on Apple platforms with a dispatch source on the folder.
@@ -31,14 +34,8 @@ extension LayeredPlistStore {
   public func startWatching() {
     guard !isWatching else { return }
     var byFolder: [URL: [(name: String, layer: Layer)]] = [:]
-    let files: [(Layer, URL?)] = [
-      (.persistent, persistentFile.url), (.delivered, deliveredFile?.url),
-      (.bundled, bundledFile?.url),
-    ]
-    for case (let layer, let url?) in files {
-      for (folder, name) in FileWatcher.watchPoints(of: url) {
-        byFolder[folder, default: []].append((name, layer))
-      }
+    for (folder, name) in FileWatcher.watchPoints(of: persistentFile.url) {
+      byFolder[folder, default: []].append((name, .persistent))
     }
     let created = byFolder.map { folder, files in
       FileWatcher(folder: folder, names: Set(files.map(\.name))) { [weak self] event in
@@ -51,6 +48,7 @@ extension LayeredPlistStore {
       return []
     }
     for watcher in superfluous { watcher.stop() }
+    if superfluous.isEmpty { connectSources() }
   }
 
   /// Stops watching the store's files; changes made by other processes are then taken in only
@@ -63,6 +61,7 @@ extension LayeredPlistStore {
       return watchers
     }
     for watcher in stopped { watcher.stop() }
+    disconnectSources()
   }
 
   /// Handles a watcher's event: reloads the layers whose files changed.
@@ -76,62 +75,25 @@ extension LayeredPlistStore {
           kind: .watchFailed, key: nil, backend: name,
           message: "\(reason); checking the files every second at most instead, until it can"))
     case .changed(let names):
-      var seen: Set<Layer> = []
-      for (fileName, layer) in files where names.contains(fileName) && seen.insert(layer).inserted {
-        if layer == .persistent {
-          do {
-            try reload()
-          } catch {
-            SettingsDiagnostics.report(
-              SettingsDiagnostic(
-                kind: .watchFailed, key: nil, backend: name,
-                message: "\(error); the store keeps the values it has"))
-          }
-        } else {
-          reloadShippedLayer(layer)
-        }
+      guard files.contains(where: { names.contains($0.name) }) else { return }
+      do {
+        try reload()
+      } catch {
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .watchFailed, key: nil, backend: name,
+            message: "\(error); the store keeps the values it has"))
       }
     }
   }
 
-  /// Reads a delivered or bundled file again and takes in its values, re-resolving every key
-  /// whose value in the layer changed and telling observers of those whose effective value did.
+  /// Reads a read-only layer's source again and takes in its values (see ``reread(_:)``).
   ///
-  /// A missing file is an empty layer; one that can't be read is reported and the layer keeps
-  /// its values.
-  ///
-  /// - Parameter layer: ``Layer/delivered`` or ``Layer/bundled``.
+  /// - Parameter layer: A layer a source fills.
   /// - Returns: Whether the layer's values changed.
   @discardableResult
   func reloadShippedLayer(_ layer: Layer) -> Bool {
-    let file: PropertyListFile?
-    switch layer {
-    case .delivered: file = deliveredFile
-    case .bundled: file = bundledFile
-    default: file = nil
-    }
-    guard let file else { return false }
-    let entries: [String: PropertyListValue]
-    do {
-      let contents = try Self.readLayerFile(file)
-      entries = normalizingKeys(of: contents?.entries ?? [:], layer: layer)
-      for problem in contents?.unreadable ?? [] { record(unreadableShippedEntry: problem) }
-    } catch {
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .watchFailed, key: nil, backend: name,
-          message: "\(error); the \(layer) layer keeps the values it had"))
-      return false
-    }
-    return changingState { state in
-      guard let index = state.index(of: layer) else { return false }
-      let previous = state.layers[index]
-      guard previous != entries else { return false }
-      state.layers[index] = entries
-      for key in Set(previous.keys).union(entries.keys) where previous[key] != entries[key] {
-        state.resolve(key)
-      }
-      return true
-    }
+    guard let slot = sourceSlots.first(where: { $0.layer == layer }) else { return false }
+    return reread(slot)
   }
 }

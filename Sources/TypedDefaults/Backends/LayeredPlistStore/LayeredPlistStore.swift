@@ -120,7 +120,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ///
   /// A first launch lacks ``Layer/persistent``; a delivered or bundled file that isn't where it was
   /// expected (a typo in a path) shows by its absence, since a missing file is otherwise an empty
-  /// layer.
+  /// layer. A layer a source fills is here when its source was read and its file or folder
+  /// wasn't missing (``LayerContents/isMissing``).
   public let layersLoadedFromDisk: Set<Layer>
 
   let state: Locked<State>
@@ -134,8 +135,16 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   let watchers = Locked<[FileWatcher]>([])
   /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
   let declaredKeys = Locked<[String: DeclaredKey]>([:])
+  /// The store's read-only layers that a source fills, in the store's order.
+  let sourceSlots: [SourceSlot]
+  /// The layers whose source ``LayerSource/isForced``, in the store's order.
+  let forcedLayers: [Layer]
+  /// The layers whose source ``LayerSource/holdsSecrets``.
+  let secretLayers: Set<Layer>
 
-  /// Opens a store, reading each file that exists.
+  /// Opens a store, reading each file that exists: the layers
+  /// `[.runtime, .persistent, .delivered(deliveredFile), .bundled(bundledFile)]` (see
+  /// ``init(persistentFile:layers:options:)``).
   ///
   /// - Parameters:
   ///   - persistentFile: The read-write `data.plist`. Its folder must exist for saving to
@@ -153,12 +162,55 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ///   ``Options/movesCorruptFileAside`` is off; or
   ///   ``SettingsError/Code/fileNotWritable`` if `options` asks to save in the OpenStep format,
   ///   which can't be written.
-  public init(
+  public convenience init(
     persistentFile: URL,
     deliveredFile: URL? = nil,
     bundledFile: URL? = nil,
     options: Options = Options()
   ) throws(SettingsError) {
+    try self.init(
+      persistentFile: persistentFile,
+      layers: [
+        .runtime, .persistent,
+        deliveredFile.map(LayerDefinition.delivered) ?? LayerDefinition(kind: .absent(.delivered)),
+        bundledFile.map(LayerDefinition.bundled) ?? LayerDefinition(kind: .absent(.bundled)),
+      ],
+      options: options)
+  }
+
+  /// Opens a store on `data.plist` with the layers given, highest priority first.
+  ///
+  /// Each source is read as the store opens (``LayerSource/read()``), its keys normalized by
+  /// ``Options/keyNormalization``; the entries it couldn't read are kept in
+  /// ``recoveredProblems`` and reported as diagnostics. ``standardLayers(managed:arguments:environment:directories:deliveredFile:settingsBundle:bundledFile:)``
+  /// gives every kind of layer its default position; pass your own list to order them otherwise.
+  ///
+  /// ```swift
+  /// let store = try LayeredPlistStore(
+  ///   persistentFile: dataPlist,
+  ///   layers: [.runtime, .source(environment), .persistent, .delivered(deployment)])
+  /// ```
+  ///
+  /// A list without ``LayerDefinition/persistent`` or ``LayerDefinition/runtime`` once each, or
+  /// with two layers of the same name, is a programming mistake that stops the program.
+  ///
+  /// - Parameters:
+  ///   - persistentFile: The read-write `data.plist`.
+  ///   - layers: The layers, highest priority first; must hold ``LayerDefinition/persistent``
+  ///     and ``LayerDefinition/runtime`` once each, and no two layers of the same name.
+  ///   - options: Format, reading limits, autosave and key normalization.
+  /// - Throws: What ``init(persistentFile:deliveredFile:bundledFile:options:)`` throws, and what a
+  ///   source's ``LayerSource/read()`` throws as the store opens (unless
+  ///   ``Options/opensDespiteUnreadableReadOnlyFiles`` is on: the layer is then empty, and the
+  ///   error recorded in ``recoveredProblems`` and reported).
+  public init(
+    persistentFile: URL,
+    layers: [LayerDefinition],
+    options: Options = Options()
+  ) throws(SettingsError) {
+    let definitions = layers
+    let order = definitions.map(\.layer)
+    Self.checkLayers(order)
     if options.format == .openStep {
       throw SettingsError(
         .fileNotWritable,
@@ -167,16 +219,33 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       )
     }
     let limit = options.maximumFileSize
+    var slots: [SourceSlot] = []
+    for (index, definition) in definitions.enumerated() {
+      switch definition.kind {
+      case .runtime, .persistent, .absent:
+        continue
+      case .file(let url, let layer):
+        let source = PropertyListFileSource(file: url, layer: layer, maximumSize: limit)
+        slots.append(SourceSlot(index: index, source: source))
+      case .source(let source):
+        slots.append(SourceSlot(index: index, source: source))
+      }
+    }
+    self.sourceSlots = slots
+    func file(of layer: Layer) -> PropertyListFile? {
+      (slots.first { $0.source.layer == layer }?.source as? PropertyListFileSource)?.file
+    }
     self.persistentFile = PropertyListFile(url: persistentFile, maximumSize: limit)
-    self.deliveredFile = deliveredFile.map { PropertyListFile(url: $0, maximumSize: limit) }
-    self.bundledFile = bundledFile.map { PropertyListFile(url: $0, maximumSize: limit) }
+    self.deliveredFile = file(of: .delivered)
+    self.bundledFile = file(of: .bundled)
     self.options = options
     self.name = "LayeredPlistStore(\(persistentFile.path))"
+    self.layers = order
+    self.forcedLayers = slots.filter(\.source.isForced).map { $0.source.layer }
+    self.secretLayers = Set(slots.filter(\.source.holdsSecrets).map { $0.source.layer })
 
     var loaded: Set<Layer> = []
-    let order: [Layer] = [.runtime, .persistent, .delivered, .bundled]
-    self.layers = order
-    var layers = Array(repeating: [String: PropertyListValue](), count: order.count)
+    var values = Array(repeating: [String: PropertyListValue](), count: order.count)
     let name = self.name
     self.persisted = PersistedPropertyListFile(
       file: self.persistentFile,
@@ -185,39 +254,42 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         movesCorruptFileAside: options.movesCorruptFileAside))
     let (leftovers, opened) = persisted.open(reportingClashesAs: name)
     let read = try opened.get()
-    layers[order.firstIndex(of: .persistent)!] = read.entries
+    values[order.firstIndex(of: .persistent)!] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
     var unreadableShippedFiles: [SettingsError] = []
-    for (layer, file) in [(Layer.delivered, self.deliveredFile), (.bundled, self.bundledFile)] {
-      guard let file else { continue }
-      let contents: (entries: [String: PropertyListValue], unreadable: [SettingsError])?
+    var text: [Int: [String: PropertyListValue]] = [:]
+    for slot in slots {
+      let contents: LayerContents
       do {
-        contents = try Self.readLayerFile(file)
+        contents = try slot.source.read()
       } catch  where options.opensDespiteUnreadableReadOnlyFiles {
         unreadableShippedFiles.append(error)
+        if slot.isText { text[slot.index] = [:] }
         continue
       }
-      if let contents {
-        layers[order.firstIndex(of: layer)!] = PersistedPropertyListFile.normalizingKeys(
-          of: contents.entries, by: options.keyNormalization?.normalize, layer: "\(layer)",
-          store: name)
-        unreadableShippedEntries += contents.unreadable
-        loaded.insert(layer)
-      }
+      let entries = PersistedPropertyListFile.normalizingKeys(
+        of: contents.values, by: options.keyNormalization?.normalize, layer: "\(slot.layer)",
+        store: name)
+      values[slot.index] = entries
+      if slot.isText { text[slot.index] = entries }
+      unreadableShippedEntries += contents.problems
+      if !contents.isMissing { loaded.insert(slot.layer) }
     }
     self.layersLoadedFromDisk = loaded
     self.persistentFormat = PersistedPropertyListFile.savingFormat(
       option: options.format, file: read.format)
-    self.state = Locked(
-      State(
-        order: order, layers: layers, fileFormat: persistentFormat,
-        sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds))
+    var state = State(
+      order: order, layers: values, fileFormat: persistentFormat,
+      sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds)
+    state.forcedIndices = slots.filter(\.source.isForced).map(\.index)
+    state.text = text
+    self.state = Locked(state)
 
     if let recovery = read.recovery {
       // Entries that could be read but weren't written back yet: the next save writes them.
       if case .success = recovery.setAside, !recovery.rewroteSalvagedEntries {
-        state.withLock { state in
+        self.state.withLock { state in
           for key in read.entries.keys { state.unsaved.mark(key) }
         }
       }
@@ -231,6 +303,24 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       ExitHandlers.register(self) { [weak self] in self?.saveReportingFailure() }
     }
     if options.watchesFiles { startWatching() }
+  }
+
+  /// Stops the program if a list of layers lacks ``Layer/runtime`` or ``Layer/persistent``, or
+  /// names a layer twice: a programming mistake.
+  private static func checkLayers(_ order: [Layer]) {
+    for own in [Layer.runtime, .persistent] {
+      let count = order.count(where: { $0 == own })
+      precondition(
+        count == 1,
+        "A LayeredPlistStore's layers must hold .\(own) exactly once; \(order) holds it \(count) "
+          + "times")
+    }
+    var seen = Set<Layer>()
+    for layer in order where !seen.insert(layer).inserted {
+      preconditionFailure(
+        "A LayeredPlistStore's layers must have different names; '\(layer)' is named twice in "
+          + "\(order)")
+    }
   }
 
   deinit {
@@ -359,8 +449,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       }
       return Provenance(
         key: key, layers: state.order, values: values, nextLaunchChange: change,
-        layersWithoutFile: Set([.delivered, .bundled]).subtracting(layersLoadedFromDisk),
-        declared: declared)
+        layersWithoutFile: Set(state.order.filter { !$0.isWritable })
+          .subtracting(layersLoadedFromDisk),
+        secretLayers: secretLayers, forcedLayers: forcedLayers, declared: declared)
     }
   }
 
@@ -404,13 +495,15 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value nested too deeply,
   ///   holding too many values to be read back, or holding a non-finite date (the check every
   ///   backend makes), and, when `data.plist` is saved as XML, for what XML can't hold: a string
-  ///   or key starting with U+FEFF or holding a control character XML forbids. Nothing is
-  ///   changed when this throws.
+  ///   or key starting with U+FEFF or holding a control character XML forbids;
+  ///   ``SettingsError/Code/forcedValue`` for a key a forced layer holds (``isForced(forKey:)``).
+  ///   Nothing is changed when this throws.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
+      try state.checkNotForced(CollectionOfOne(key))
       try state.checkFileSize(
         after: [(key, value)], path: persistentFile.url.path)
       return state.writePersistent(value, forKey: key)
@@ -424,8 +517,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
   ///   - layer: ``Layer/runtime`` (this process only) or ``Layer/persistent`` (saved).
-  /// - Throws: ``SettingsError/Code/readOnlyLayer`` for ``Layer/delivered`` or ``Layer/bundled``;
-  ///   otherwise what ``setValue(_:forKey:)`` throws.
+  /// - Throws: ``SettingsError/Code/readOnlyLayer`` for any other layer (``Layer/delivered``,
+  ///   ``Layer/bundled``, a source's); otherwise what ``setValue(_:forKey:)`` throws.
   public func setValue(
     _ value: PropertyListValue?,
     forKey key: String,
@@ -437,7 +530,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     case .runtime:
       let key = normalizedKey(key)
       let value = try storable(value, forKey: key, in: .runtime)
-      changingState { $0.writeRuntime(value, forKey: key) }
+      try changingState { state throws(SettingsError) in
+        try state.checkNotForced(CollectionOfOne(key))
+        state.writeRuntime(value, forKey: key)
+      }
     default:
       throw SettingsError(
         .readOnlyLayer,
@@ -461,6 +557,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     }
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
+      try state.checkNotForced(storable.lazy.map(\.0))
       try state.checkFileSize(
         after: storable.map { ($0.0, $0.1) },
         path: persistentFile.url.path)
@@ -474,12 +571,24 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// Removes a key from the persistent layer, which may reveal a value from the delivered or
   /// bundled layer.
   ///
-  /// Removing a missing key does nothing.
+  /// Removing a missing key does nothing. A key a forced layer holds
+  /// (``isForced(forKey:)``) isn't removed: this does nothing but report a
+  /// ``SettingsDiagnostic/Kind/writeFailed`` diagnostic, as it can't throw.
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
     let key = normalizedKey(key)
-    if changingState({ $0.writePersistent(nil, forKey: key) }) { fileDidChange() }
+    let (changed, forcedBy) = changingState { state -> (Bool, Layer?) in
+      if let layer = state.forcingLayer(ofKey: key) { return (false, layer) }
+      return (state.writePersistent(nil, forKey: key), nil)
+    }
+    if let forcedBy {
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .writeFailed, key: key, backend: name,
+          message: "\(Self.forcedError(key: key, layer: forcedBy)); nothing was removed"))
+    }
+    if changed { fileDidChange() }
   }
 
   /// Writes a value to `data.plist` for the next launch: this run keeps seeing the current value;
@@ -500,6 +609,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     let key = normalizedKey(key)
     let value = try storable(value, forKey: key, in: .persistent)
     try state.withLock { state throws(SettingsError) in
+      try state.checkNotForced(CollectionOfOne(key))
       try state.checkFileSize(
         after: [(key, value)], path: persistentFile.url.path)
       state.writeNextLaunch(value, forKey: key)

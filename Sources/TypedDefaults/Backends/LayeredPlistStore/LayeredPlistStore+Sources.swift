@@ -1,0 +1,233 @@
+import Foundation
+
+extension LayeredPlistStore {
+  /// A read-only layer of the store that a ``LayerSource`` fills: the source, where the layer
+  /// sits, and the reporter the source reports changes to while the store watches.
+  final class SourceSlot: Sendable {
+    /// The layer's position in the store's order.
+    let index: Int
+    /// The source.
+    let source: any LayerSource
+    /// The layer it fills.
+    let layer: Layer
+    /// Whether its values are text (``LayerSource/valuesAreText``), read once.
+    let isText: Bool
+    /// Whether its values are secret (``LayerSource/holdsSecrets``), read once.
+    let holdsSecrets: Bool
+    /// The number of reads started, so that a late read never replaces a later one.
+    let reads = Locked(0)
+    /// The reporter given to the source while the store watches.
+    let reporter = Locked<LayerSourceReporter?>(nil)
+
+    init(index: Int, source: any LayerSource) {
+      self.index = index
+      self.source = source
+      layer = source.layer
+      isText = source.valuesAreText
+      holdsSecrets = source.holdsSecrets
+    }
+  }
+
+  /// Whether a key's value is enforced: a layer whose source ``LayerSource/isForced`` (managed
+  /// settings) holds the key, so that writes of it are refused with
+  /// ``SettingsError/Code/forcedValue``.
+  ///
+  /// The counterpart of `UserDefaults.objectIsForced(forKey:)`: a UI disables the control of a
+  /// forced setting (`$setting.isForced`). Thread-safe.
+  ///
+  /// - Parameter key: The key (normalized first, if the store normalizes keys).
+  /// - Returns: Whether a forced layer holds the key.
+  public func isForced(forKey key: String) -> Bool {
+    guard !forcedLayers.isEmpty else { return false }
+    let key = normalizedKey(key)
+    return state.withLock { $0.forcingLayer(ofKey: key) != nil }
+  }
+
+  /// The error a write of a forced key throws.
+  static func forcedError(key: String, layer: Layer) -> SettingsError {
+    SettingsError(
+      .forcedValue, key: key,
+      reason: "it is managed by the '\(layer)' layer, which can't be overridden")
+  }
+
+  /// Starts every source's watch, each reporting to a reporter of its own that reads the source
+  /// again (``reread(_:)``).
+  func connectSources() {
+    for slot in sourceSlots {
+      let reporter = LayerSourceReporter { [weak self, weak slot] _ in
+        guard let self, let slot else { return }
+        self.reread(slot)
+      }
+      let previous = slot.reporter.withLock { current in
+        defer { current = reporter }
+        return current
+      }
+      previous?.disconnect()
+      slot.source.startWatching(reportingTo: reporter)
+    }
+  }
+
+  /// Disconnects every source's reporter and stops its watch.
+  func disconnectSources() {
+    for slot in sourceSlots {
+      let reporter = slot.reporter.withLock { current in
+        defer { current = nil }
+        return current
+      }
+      guard let reporter else { continue }
+      reporter.disconnect()
+      slot.source.stopWatching()
+    }
+  }
+
+  /// Reads a source again and applies what changed: every key whose value in the layer changed
+  /// is re-resolved (validated first, see ``apply(_:to:in:rejections:)``), and observers of those
+  /// whose effective value changed are told, once each.
+  ///
+  /// A read that throws is reported and the layer keeps its values.
+  ///
+  /// - Returns: Whether the layer's values changed.
+  @discardableResult
+  func reread(_ slot: SourceSlot) -> Bool {
+    let read = slot.reads.withLock { reads in
+      reads += 1
+      return reads
+    }
+    let contents: LayerContents
+    do {
+      contents = try slot.source.read()
+    } catch {
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .watchFailed, key: nil, backend: name,
+          message: "\(error); the \(slot.layer) layer keeps the values it had"))
+      return false
+    }
+    let values = normalizingKeys(of: contents.values, layer: slot.layer)
+    for problem in contents.problems { record(unreadableShippedEntry: problem) }
+    var rejections: [SettingsDiagnostic] = []
+    let changed = changingState { state in
+      guard state.appliedReads[slot.index, default: 0] < read else { return false }
+      state.appliedReads[slot.index] = read
+      return apply(values, to: slot, in: &state, rejections: &rejections)
+    }
+    for rejection in rejections { SettingsDiagnostics.report(rejection) }
+    return changed
+  }
+
+  /// Takes a source's new values into its layer, validated before they are applied: a key whose
+  /// new value the type a model declared for it can't read (or whose text doesn't parse as that
+  /// type) keeps its last value in the layer, and a diagnostic is added to `rejections`.
+  ///
+  /// Called under the state lock.
+  private func apply(
+    _ new: [String: PropertyListValue], to slot: SourceSlot, in state: inout State,
+    rejections: inout [SettingsDiagnostic]
+  ) -> Bool {
+    let index = slot.index
+    let previous = slot.isText ? state.text[index] ?? [:] : state.layers[index]
+    guard previous != new else { return false }
+    var changed = false
+    for key in Set(previous.keys).union(new.keys) where previous[key] != new[key] {
+      guard let given = new[key] else {
+        state.layers[index][key] = nil
+        if slot.isText { state.text[index]?[key] = nil }
+        state.resolve(key)
+        changed = true
+        continue
+      }
+      var value = given
+      if let declared = declaredKey(key) {
+        var parseError: SettingsError?
+        if slot.isText, case .string(let text) = given {
+          switch Self.parse(text, as: declared.valueType) {
+          case .success(let parsed): value = parsed
+          case .failure(let error): parseError = error
+          }
+        }
+        if parseError != nil || !declared.reads(value) {
+          rejections.append(
+            rejection(
+              of: given, forKey: key, in: slot, declared: declared, parseError: parseError,
+              kept: state.layers[index][key]))
+          continue
+        }
+      }
+      state.layers[index][key] = value
+      if slot.isText { state.text[index, default: [:]][key] = given }
+      state.resolve(key)
+      changed = true
+    }
+    return changed
+  }
+
+  /// The diagnostic of a source's new value refused (see ``apply(_:to:in:rejections:)``).
+  private func rejection(
+    of value: PropertyListValue, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
+    parseError: SettingsError?, kept: PropertyListValue?
+  ) -> SettingsDiagnostic {
+    let secret = slot.holdsSecrets || declared.isSecret
+    let shown = secret ? SecretRedaction.placeholder : String(describing: value)
+    let type = TypeNames.sugared(declared.valueType)
+    let cause = parseError.map { " (\($0.reason))" } ?? ""
+    let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
+    return SettingsDiagnostic(
+      kind: .layerValueRejected, key: key, backend: name, expectedType: type,
+      storedValue: secret ? nil : value,
+      message: "The \(slot.layer) layer's new value \(shown) for '\(key)' can't be read as "
+        + "\(type)\(cause); "
+        + (keeps.map { "the layer keeps its last value, \($0)" } ?? "the layer still lacks the key")
+    )
+  }
+
+  /// Converts the texts the text layers hold for `keys` into the types models now declare for
+  /// them (``learn(_:)``), publishing the keys whose effective value changed; a text that doesn't
+  /// parse stays a string, and is reported.
+  func convertTexts(ofKeys keys: [String]) {
+    let textSlots = sourceSlots.filter(\.isText)
+    guard !textSlots.isEmpty, !keys.isEmpty else { return }
+    var problems: [SettingsDiagnostic] = []
+    changingState { state in
+      for slot in textSlots {
+        guard let texts = state.text[slot.index] else { continue }
+        for key in keys {
+          guard let given = texts[key] else { continue }
+          var value = given
+          if let declared = declaredKey(key), case .string(let text) = given {
+            switch Self.parse(text, as: declared.valueType) {
+            case .success(let parsed):
+              value = parsed
+            case .failure(let error):
+              let secret = slot.holdsSecrets || declared.isSecret
+              let shown = secret ? SecretRedaction.placeholder : "'\(text)'"
+              let type = TypeNames.sugared(declared.valueType)
+              problems.append(
+                SettingsDiagnostic(
+                  kind: .typeMismatch, key: key, backend: name, expectedType: type,
+                  storedValue: secret ? nil : given,
+                  message: "The \(slot.layer) layer's text \(shown) for '\(key)' can't be read as "
+                    + "\(type) (\(error.reason)); it stays a string, and the setting reads its "
+                    + "default"))
+            }
+          }
+          if state.layers[slot.index][key] != value {
+            state.layers[slot.index][key] = value
+            state.resolve(key)
+          }
+        }
+      }
+    }
+    for problem in problems { SettingsDiagnostics.report(problem) }
+  }
+
+  /// A text read as a declared type (``PropertyListValue/init(parsing:as:)``).
+  static func parse(
+    _ text: String, as type: any SettingValue.Type
+  ) -> Result<PropertyListValue, SettingsError> {
+    do {
+      return .success(try PropertyListValue(parsing: text, as: type))
+    } catch {
+      return .failure(error)
+    }
+  }
+}
