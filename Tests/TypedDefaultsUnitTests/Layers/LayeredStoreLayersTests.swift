@@ -1,0 +1,534 @@
+import Foundation
+import Testing
+import TypedDefaults
+import TypedDefaultsTestSupport
+
+private struct ServerSettings: SettingsGroup {
+  @Setting var serverURL = "https://default.example"
+  @Setting var volume = 0.5
+}
+
+private struct TextSettings: SettingsGroup {
+  @Setting var port = 80
+  @Setting var verbose = false
+  @Setting var ratio = 1.0
+}
+
+private struct SecretSettings: SettingsGroup {
+  @Setting(secret: true) var token = ""
+}
+
+/// A store whose layers are built from an ordered list: order, sources, validation before
+/// applying, text layers, forced (managed) keys, secrets, the record of layers.
+@Suite struct LayeredStoreLayersTests {
+  private typealias Layer = LayeredPlistStore.Layer
+
+  private static let options = LayeredPlistStore.Options(savesAtExit: false)
+
+  // MARK: - Order
+
+  @Test func aKeyInEveryLayerOfAnEightLayerStoreWalksDownOneLayerAtATime() throws {
+    let directory = try TemporaryDirectory()
+    let managed = LayerTestSource(.managed, ["k": "managed"], isForced: true)
+    let arguments = LayerTestSource(.arguments, ["k": "arguments"])
+    let environment = LayerTestSource(.environment, ["k": "environment"])
+    let config = LayerTestSource("config", ["k": "config"])
+    let delivered = LayerTestSource(.delivered, ["k": "delivered"])
+    let bundled = LayerTestSource(.bundled, ["k": "bundled"])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [
+        .source(managed), .runtime, .source(arguments), .source(environment), .persistent,
+        .source(config), .source(delivered), .source(bundled),
+      ],
+      options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    // The runtime and persistent layers are written before the managed layer holds the key.
+    managed.set([:])
+    try store.setValue("runtime", forKey: "k", in: .runtime)
+    try store.setValue("persistent", forKey: "k")
+    managed.set(["k": "managed"])
+    #expect(
+      store.layers == [
+        .managed, .runtime, .arguments, .environment, .persistent, "config", .delivered, .bundled,
+      ])
+    #expect(store.value(forKey: "k") == "managed")
+    let received = Received<SettingsChange>()
+    let token = store.observe(key: "k") { received.append($0) }
+    defer { token.cancel() }
+
+    let removals: [(Layer, () throws -> Void)] = [
+      (.managed, { managed.set([:]) }),
+      (.runtime, { try store.setValue(nil, forKey: "k", in: .runtime) }),
+      (.arguments, { arguments.set([:]) }),
+      (.environment, { environment.set([:]) }),
+      (.persistent, { store.removeValue(forKey: "k") }),
+      ("config", { config.set([:]) }),
+      (.delivered, { delivered.set([:]) }),
+      (.bundled, { bundled.set([:]) }),
+    ]
+    for (position, (layer, remove)) in removals.enumerated() {
+      #expect(store.layer(forKey: "k") == layer)
+      try remove()
+      let next = removals.dropFirst(position + 1).first?.0
+      #expect(store.value(forKey: "k") == next.map { .string($0.name) })
+      #expect(store.layer(forKey: "k") == next)
+      #expect(received.count == position + 1, "one change event per removal, from \(layer)")
+      #expect(received.all.last?.newValue == next.map { .string($0.name) })
+    }
+  }
+
+  @Test func aReportOfKeysWhoseEffectiveValueDidNotChangeDeliversNothing() throws {
+    let directory = try TemporaryDirectory()
+    let environment = LayerTestSource(.environment, ["a": 1, "b": 2])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .source(environment), .persistent], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    try store.setValue(10, forKey: "b", in: .runtime)
+    let received = Received<SettingsChange>()
+    let token = store.observeAllKeys { received.append($0) }
+    defer { token.cancel() }
+    environment.set(["a": 1, "b": 2])  // nothing changed
+    environment.set(["a": 1, "b": 3])  // shadowed by the runtime layer
+    #expect(received.all.isEmpty)
+    #expect(store.dictionaryRepresentation(of: .environment) == ["a": 1, "b": 3])
+    environment.set(["a": 5, "b": 3])
+    #expect(received.all.map(\.key) == ["a"])
+    #expect(received.all.map(\.newValue) == [5])
+  }
+
+  @Test func standardLayersPutsEachLayerAtItsDefaultPosition() throws {
+    let directory = try TemporaryDirectory()
+    let all = LayeredPlistStore.standardLayers(
+      managed: LayerTestSource(.managed), arguments: LayerTestSource(.arguments),
+      environment: LayerTestSource(.environment),
+      directories: [LayerTestSource("config"), LayerTestSource("secrets")],
+      deliveredFile: directory.file("JF-info.plist"),
+      settingsBundle: LayerTestSource(.settingsBundle), bundledFile: directory.file("Info.plist"))
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), layers: all, options: Self.options)
+    #expect(
+      store.layers == [
+        .managed, .runtime, .arguments, .environment, .persistent, "config", "secrets",
+        .delivered, .settingsBundle, .bundled,
+      ])
+    #expect(store.deliveredFile?.url == directory.file("JF-info.plist"))
+    #expect(store.bundledFile?.url == directory.file("Info.plist"))
+    let none = try LayeredPlistStore(
+      persistentFile: directory.file("other.plist"),
+      layers: LayeredPlistStore.standardLayers(), options: Self.options)
+    #expect(none.layers == [.runtime, .persistent])
+  }
+
+  @Test func aPropertyListFileSourceFillsALayerOfItsOwnName() throws {
+    let directory = try TemporaryDirectory()
+    let site = directory.file("site.plist")
+    try PropertyListFile(url: site).write(["region": "eu"])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [
+        .runtime, .persistent,
+        .source(PropertyListFileSource(file: site, layer: "site")),
+        .source(PropertyListFileSource(file: directory.file("missing.plist"), layer: "extra")),
+      ],
+      options: Self.options)
+    #expect(store.value(forKey: "region") == "eu")
+    #expect(store.layer(forKey: "region") == "site")
+    #expect(store.layersLoadedFromDisk == ["site"])
+    #expect(
+      store.explain("region").description == """
+        region
+          runtime     -
+          persistent  -
+          site        eu   <- wins
+          extra       (no file)
+        """)
+    #expect(
+      PropertyListFileSource(file: site, layer: "site").recordedSource
+        == .propertyListFile(path: site.standardizedFileURL.path))
+  }
+
+  // MARK: - Reading sources
+
+  @Test func aSourceThatThrowsAtOpenFailsTheOpenUnlessAskedToOpenAnyway() throws {
+    let directory = try TemporaryDirectory()
+    let failure = SettingsError(.fileNotReadable, path: "/run/config", reason: "Permission denied")
+    let source = LayerTestSource("config", ["k": 1], failure: failure)
+    let thrown = #expect(throws: SettingsError.self) {
+      _ = try LayeredPlistStore(
+        persistentFile: directory.file("data.plist"),
+        layers: [.runtime, .persistent, .source(source)], options: Self.options)
+    }
+    #expect(thrown == failure)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(
+        persistentFile: directory.file("data.plist"),
+        layers: [.runtime, .persistent, .source(source)],
+        options: .init(savesAtExit: false, opensDespiteUnreadableReadOnlyFiles: true))
+    }
+    #expect(store.dictionaryRepresentation(of: "config").isEmpty)
+    #expect(store.recoveredProblems == [failure])
+    #expect(diagnostics.map(\.kind) == [.corruptFile])
+    #expect(!store.layersLoadedFromDisk.contains("config"))
+    #expect(store.explain("k").layersWithoutFile == ["config"])
+    // Once it can be read, a report fills the layer.
+    store.startWatching()
+    defer { store.stopWatching() }
+    source.fail(with: nil)
+    #expect(store.value(forKey: "k") == 1)
+  }
+
+  @Test func aSourcesEntriesLeftOutAreRecordedAndItsKeysNormalized() throws {
+    final class PartlyReadable: LayerSource {
+      let layer: LayeredPlistStore.Layer = "config"
+      func read() throws(SettingsError) -> LayerContents {
+        LayerContents(
+          values: ["feature_x": true],
+          problems: [SettingsError(.corruptFile, key: "broken", reason: "not a number")])
+      }
+    }
+    let directory = try TemporaryDirectory()
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(
+        persistentFile: directory.file("data.plist"),
+        layers: [.runtime, .persistent, .source(PartlyReadable())],
+        options: .init(savesAtExit: false, keyNormalization: .underscoresToHyphens))
+    }
+    #expect(store.value(forKey: "feature-x") == true)
+    #expect(store.recoveredProblems.map(\.key) == ["broken"])
+    #expect(diagnostics.map(\.key) == ["broken"])
+  }
+
+  @Test func aReReadThatThrowsKeepsTheLayersValuesAndIsReported() throws {
+    let directory = try TemporaryDirectory()
+    let source = LayerTestSource("config", ["k": 1])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(source)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let ((), diagnostics) = collectingDiagnostics {
+      source.fail(with: SettingsError(.fileNotReadable, path: "/run/config", reason: "EIO"))
+    }
+    #expect(store.value(forKey: "k") == 1)
+    #expect(diagnostics.map(\.kind) == [.watchFailed])
+    #expect(diagnostics.first?.message.contains("the config layer keeps the values it had") == true)
+  }
+
+  @Test func aReporterOfAReleasedStoreDoesNothingAndTheSourceWasStopped() throws {
+    let directory = try TemporaryDirectory()
+    let source = LayerTestSource("config", ["k": 1])
+    weak var released: LayeredPlistStore?
+    do {
+      let store = try LayeredPlistStore(
+        persistentFile: directory.file("data.plist"),
+        layers: [.runtime, .persistent, .source(source)],
+        options: .init(savesAtExit: false, watchesFiles: true))
+      released = store
+      #expect(source.reporter != nil)
+    }
+    #expect(released == nil)
+    #expect(source.stops == 1)
+    let reads = source.reads
+    // A reporter kept by a source past its store's release delivers nothing.
+    let kept = LayerTestSource("kept")
+    do {
+      let store = try LayeredPlistStore(
+        persistentFile: directory.file("other.plist"),
+        layers: [.runtime, .persistent, .source(kept)], options: Self.options)
+      store.startWatching()
+      let reporter = try #require(kept.reporter)
+      store.stopWatching()
+      #expect(kept.stops == 1)
+      reporter.reportChanges()
+      #expect(kept.reads == 1)
+      store.startWatching()
+      let second = try #require(kept.reporter)
+      _ = store
+      withExtendedLifetime(second) {}
+    }
+    #expect(source.reads == reads)
+  }
+
+  // MARK: - Validated before applied
+
+  @Test func aNewValueTheDeclaredTypeCannotReadIsRefusedAndTheLayerKeepsItsLastValue() throws {
+    let directory = try TemporaryDirectory()
+    let config = LayerTestSource("config", ["volume": "loud"])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(config)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let settings = ServerSettings(backend: store)
+    // At open, no last value: the value is there, a read gives the default.
+    let (volume, _) = collectingDiagnostics { settings.volume }
+    #expect(volume == 0.5)
+    #expect(store.explain("volume").unreadableLayer == "config")
+    config.set(["volume": 0.7])
+    #expect(settings.volume == 0.7)
+    let received = Received<SettingsChange>()
+    let token = store.observe(key: "volume") { received.append($0) }
+    defer { token.cancel() }
+    let ((), diagnostics) = collectingDiagnostics { config.set(["volume": "louder", "other": 1]) }
+    #expect(store.value(forKey: "volume", in: "config") == 0.7)
+    #expect(store.value(forKey: "other") == 1)
+    #expect(settings.volume == 0.7)
+    #expect(received.all.isEmpty)
+    #expect(diagnostics.map(\.kind) == [.layerValueRejected])
+    #expect(diagnostics.first?.key == "volume")
+    #expect(
+      diagnostics.first?.message
+        == "The config layer's new value louder for 'volume' can't be read as Double; the layer "
+        + "keeps its last value, 0.7")
+    // A removal is always taken.
+    config.set([:])
+    #expect(store.value(forKey: "volume") == nil)
+    #expect(received.all.map(\.newValue) == [nil])
+  }
+
+  @Test func aRefusedValueOfASecretLayerIsNotShownInTheDiagnostic() throws {
+    let directory = try TemporaryDirectory()
+    let secrets = LayerTestSource("secrets", ["volume": 0.9], holdsSecrets: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(secrets)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    _ = ServerSettings(backend: store)
+    let ((), diagnostics) = collectingDiagnostics { secrets.set(["volume": "hunter2"]) }
+    #expect(diagnostics.map(\.kind) == [.layerValueRejected])
+    #expect(diagnostics.first?.storedValue == nil)
+    #expect(diagnostics.first?.message.contains("hunter2") == false)
+    #expect(diagnostics.first?.message.contains("<secret>") == true)
+  }
+
+  // MARK: - Text layers
+
+  @Test func aTextLayersValuesAreReadAsTheDeclaredTypesOnceAModelDeclaresThem() throws {
+    let directory = try TemporaryDirectory()
+    let environment = LayerTestSource(
+      .environment, ["port": "8080", "verbose": "true", "ratio": "abc"], valuesAreText: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .source(environment), .persistent], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    // Nothing declared yet: the texts as strings.
+    #expect(store.value(forKey: "port") == "8080")
+    let received = Received<SettingsChange>()
+    let token = store.observe(keys: ["port", "verbose", "ratio"]) { received.append($0) }
+    defer { token.cancel() }
+    let (settings, diagnostics) = collectingDiagnostics { TextSettings(backend: store) }
+    #expect(store.value(forKey: "port") == 8080)
+    #expect(store.value(forKey: "verbose") == true)
+    #expect(settings.port == 8080)
+    #expect(settings.verbose)
+    // A text that doesn't parse stays a string, and is reported.
+    #expect(store.value(forKey: "ratio") == "abc")
+    #expect(diagnostics.map(\.kind) == [.typeMismatch])
+    #expect(diagnostics.first?.key == "ratio")
+    #expect(diagnostics.first?.message.contains("environment layer's text 'abc'") == true)
+    #expect(Set(received.all.map(\.key)) == ["port", "verbose"])
+    // New texts are converted as they are applied; one that doesn't parse is refused.
+    environment.set(["port": "9090", "verbose": "true", "ratio": "abc"])
+    #expect(store.value(forKey: "port") == 9090)
+    let ((), refused) = collectingDiagnostics {
+      environment.set(["port": "nope", "verbose": "true", "ratio": "abc"])
+    }
+    #expect(store.value(forKey: "port") == 9090)
+    #expect(refused.map(\.kind) == [.layerValueRejected])
+    #expect(refused.first?.message.contains("'port'") == true)
+  }
+
+  // MARK: - Forced (managed) keys
+
+  private func forcedStore(
+    _ directory: TemporaryDirectory
+  ) throws -> (LayeredPlistStore, LayerTestSource) {
+    let managed = LayerTestSource(
+      .managed, ["serverURL": "https://managed.example"], isForced: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: LayeredPlistStore.standardLayers(managed: managed), options: Self.options)
+    return (store, managed)
+  }
+
+  @Test func aForcedKeyIsForcedAndExplainSaysWhichLayerManagesIt() throws {
+    let directory = try TemporaryDirectory()
+    let (store, _) = try forcedStore(directory)
+    #expect(store.isForced(forKey: "serverURL"))
+    #expect(!store.isForced(forKey: "volume"))
+    #expect(store.scoped(to: "server").isForced(forKey: "URL"))
+    let settings = ServerSettings(backend: store)
+    #expect(settings.$serverURL.isForced)
+    #expect(!settings.$volume.isForced)
+    #expect(settings.serverURL == "https://managed.example")
+    let provenance = store.explain("serverURL")
+    #expect(provenance.forcedBy == .managed)
+    #expect(
+      provenance.description == """
+        serverURL
+          managed     https://managed.example   <- wins (managed: can't be changed)
+          runtime     -
+          persistent  -
+        """)
+    #expect(store.explain("volume").forcedBy == nil)
+  }
+
+  @Test func everyWriteOfAForcedKeyIsRefusedAndChangesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let (store, _) = try forcedStore(directory)
+    let url = "serverURL"
+    func expectForced(_ path: String, _ write: () throws -> Void) {
+      do {
+        try write()
+        Issue.record("\(path) wrote a forced key")
+      } catch let error as SettingsError {
+        #expect(
+          error.description.contains(
+            "Cannot write 'serverURL': it is managed by the 'managed' layer"),
+          "\(path): \(error)")
+      } catch {
+        Issue.record("\(path) threw \(error)")
+      }
+    }
+    expectForced("setValue") { try store.setValue("x", forKey: url) }
+    expectForced("setValue(in: .runtime)") { try store.setValue("x", forKey: url, in: .runtime) }
+    expectForced("setValues") { try store.setValues([url: "x", "volume": 0.9]) }
+    expectForced("update") { try store.update(forKey: url) { _ in "x" } }
+    expectForced("updateValues") {
+      try store.updateValues {
+        $0[url] = "x"; $0["volume"] = 0.9
+      }
+    }
+    expectForced("applyServerConfiguration") {
+      try store.applyServerConfiguration([url: "x", "volume": 0.9])
+    }
+    expectForced("setValueForNextLaunch") { try store.setValueForNextLaunch("x", forKey: url) }
+    let settings = ServerSettings(backend: store)
+    expectForced("Setting.set") { try settings.$serverURL.set("x") }
+    expectForced("importValues") {
+      try settings.importValues([url: "x", "volume": 0.9])
+    }
+    expectForced("migration") {
+      try store.setValue("x", forKey: "oldURL")
+      try SettingsMigrations(versionKey: "schemaVersion", steps: [.renameKey("oldURL", to: url)])
+        .run(on: store)
+    }
+    let error = #expect(throws: SettingsError.self) { try store.setValue("x", forKey: url) }
+    #expect(error?.code == .forcedValue)
+    #expect(error?.key == url)
+    // Nothing changed: no layer holds a value written, all or nothing.
+    #expect(store.value(forKey: url, in: .persistent) == nil)
+    #expect(store.value(forKey: url, in: .runtime) == nil)
+    #expect(store.value(forKey: "volume") == nil)
+    #expect(store.explain(url).nextLaunchChange == nil)
+    #expect(store.value(forKey: "oldURL") == "x")
+    // A removal can't throw: it does nothing and is reported.
+    let ((), diagnostics) = collectingDiagnostics { store.removeValue(forKey: url) }
+    #expect(diagnostics.map(\.kind) == [.writeFailed])
+    #expect(diagnostics.first?.message.contains("managed by the 'managed' layer") == true)
+    #expect(store.value(forKey: url) == "https://managed.example")
+  }
+
+  @Test func aKeyTheManagedLayerNoLongerHoldsCanBeWrittenAgain() throws {
+    let directory = try TemporaryDirectory()
+    let (store, managed) = try forcedStore(directory)
+    store.startWatching()
+    defer { store.stopWatching() }
+    managed.set([:])
+    #expect(!store.isForced(forKey: "serverURL"))
+    try store.setValue("https://mine.example", forKey: "serverURL")
+    #expect(store.value(forKey: "serverURL") == "https://mine.example")
+  }
+
+  // MARK: - Secrets
+
+  @Test func aSecretLayersValuesAreRedactedInExplainAndDump() throws {
+    let directory = try TemporaryDirectory()
+    let secrets = LayerTestSource("secrets", ["token": "s3cr3t"], holdsSecrets: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(secrets)], options: Self.options)
+    try store.setValue("visible", forKey: "token", in: .runtime)
+    let provenance = store.explain("token")
+    #expect(provenance.secretLayers == ["secrets"])
+    #expect(provenance.values["secrets"] == "s3cr3t")
+    #expect(
+      provenance.description == """
+        token
+          runtime     visible   <- wins
+          persistent  -
+          secrets     <secret>
+        """)
+    var dumped = ""
+    dump(provenance, to: &dumped)
+    #expect(!dumped.contains("s3cr3t"))
+    #expect(dumped.contains("visible"))
+    // A key declared secret hides every layer's value.
+    _ = SecretSettings(backend: store)
+    #expect(!store.explain("token").description.contains("visible"))
+  }
+
+  // MARK: - The record
+
+  @Test func theRecordListsTheLayersInOrderWithTheirSources() throws {
+    let directory = try TemporaryDirectory()
+    let persistent = directory.file("data.plist")
+    let delivered = directory.file("JF-info.plist")
+    let store = try LayeredPlistStore(
+      persistentFile: persistent,
+      layers: LayeredPlistStore.standardLayers(
+        environment: LayerTestSource(.environment, recordedSource: .environment(prefix: "APP_")),
+        directories: [
+          LayerTestSource(
+            "secrets", recordedSource: .directory(path: "/run/secrets", holdsSecrets: true)),
+          LayerTestSource("unrecordable"),
+        ],
+        deliveredFile: delivered),
+      options: Self.options)
+    _ = store
+    let recorded = try LayeredPlistStore.recordedLayers(ofPersistentFile: persistent)
+    typealias Recorded = LayeredPlistStore.RecordedLayer
+    #expect(
+      recorded == [
+        Recorded(layer: .runtime),
+        Recorded(layer: .environment, source: .environment(prefix: "APP_")),
+        Recorded(layer: .persistent),
+        Recorded(layer: "secrets", source: .directory(path: "/run/secrets", holdsSecrets: true)),
+        Recorded(layer: "unrecordable"),
+        Recorded(
+          layer: .delivered, source: .propertyListFile(path: delivered.standardizedFileURL.path)),
+      ])
+    #expect(
+      try LayeredPlistStore.recordedLayerFiles(ofPersistentFile: persistent)
+        == LayeredPlistStore.LayerFiles(
+          delivered: URL(fileURLWithPath: delivered.standardizedFileURL.path)))
+  }
+
+  @Test func aRecordInTheEarlierFormatReadsAsTheFourLayers() throws {
+    let directory = try TemporaryDirectory()
+    let persistent = directory.file("data.plist")
+    let record = LayeredPlistStore.layerRecordFile(ofPersistentFile: persistent)
+    try PropertyListFile(url: record).write(["bundled": "/opt/app/Info.plist"], format: .xml)
+    typealias Recorded = LayeredPlistStore.RecordedLayer
+    #expect(
+      try LayeredPlistStore.recordedLayers(ofPersistentFile: persistent) == [
+        Recorded(layer: .runtime), Recorded(layer: .persistent), Recorded(layer: .delivered),
+        Recorded(layer: .bundled, source: .propertyListFile(path: "/opt/app/Info.plist")),
+      ])
+    #expect(
+      try LayeredPlistStore.recordedLayerFiles(ofPersistentFile: persistent)
+        == LayeredPlistStore.LayerFiles(bundled: URL(fileURLWithPath: "/opt/app/Info.plist")))
+    try PropertyListFile(url: record).write(["layers": [["source": "nothing"]]], format: .xml)
+    let error = #expect(throws: SettingsError.self) {
+      try LayeredPlistStore.recordedLayers(ofPersistentFile: persistent)
+    }
+    #expect(error?.code == .corruptFile)
+    #expect(error?.path == record.path)
+  }
+}
