@@ -76,8 +76,10 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
   public let layer: LayeredPlistStore.Layer
   /// The prefix of the variables read, ending with `_` (empty for none).
   public let prefix: String
-  /// The variable each key the source was given is read from, by key; keys with no variable (a
-  /// conflict, a character that isn't ASCII) are left out. Empty for a source made without keys.
+  /// The variable each key the source was given is read from, by key.
+  ///
+  /// Keys with no variable (a conflict, a character that isn't ASCII) are left out; empty for a
+  /// source made without keys.
   public let variableNames: [String: String]
 
   /// The values read, by key.

@@ -84,7 +84,8 @@ extension PropertyListValue {
   /// Tries the kinds in a fixed order, ``TextKind/string``, ``TextKind/bool``,
   /// ``TextKind/integer``, ``TextKind/real``, ``TextKind/date``, ``TextKind/data``, and keeps the
   /// first whose parse succeeds, that `type` reads (``SettingValue/init(propertyListValue:)``),
-  /// and that `type` stores as the same kind again (``SettingValue/propertyListValue()``). So a
+  /// and that `type` stores as the same kind again (``SettingValue/propertyListValue()``); the
+  /// value is then what `type` stores, as a write of the setting would store it. So a
   /// `String` setting keeps `42` as text, an `Int` setting refuses `yes` (it reads a bool but
   /// stores an integer), a `Double` setting reads `0.5`, a `Bool` setting `yes`/`no`/`true`/
   /// `false`/`1`/`0`, a `Date` setting ISO 8601, a `Data` setting hex digits, `URL`, `UUID` and
@@ -92,7 +93,7 @@ extension PropertyListValue {
   /// `(` or `{` is then read as an old-style (OpenStep) property-list literal, for array,
   /// dictionary, `Set` and `Codable` types: `(a, b)`, `{ name = Ada; age = 36; }` (old-style
   /// property lists have no numbers; their elements are strings, which the element types read
-  /// leniently, so `(1, 2)` is an `[Int]`). JSON text is not read.
+  /// leniently, so `(1, 2)` is the `[Int]` `[1, 2]`). JSON text is not read.
   ///
   /// - Parameters:
   ///   - text: The text.
@@ -107,8 +108,8 @@ extension PropertyListValue {
       case .failure(let predicate):
         if detail == nil, stored.contains(kind.kind) { detail = "it " + predicate.text }
       case .success(let value):
-        if TextParsing.storesSameKind(value, as: type) {
-          self = value
+        if let stored = TextParsing.storedValue(value, as: type) {
+          self = stored
           return
         }
         if detail == nil, stored.contains(kind.kind) {
@@ -120,13 +121,13 @@ extension PropertyListValue {
     if start == "(" || start == "{" {
       switch TextParsing.literal(text) {
       case .success(let value):
-        if TextParsing.storesSameKind(value, as: type) {
-          self = value
+        if let stored = TextParsing.storedValue(value, as: type) {
+          self = stored
           return
         }
         detail = type.readFailureReason(for: value) ?? "\(type) can't hold \(value)"
       case .failure(let reason):
-        detail = "it is not an old-style property list (\(reason))"
+        detail = "it is not an old-style property list (\(reason.text))"
       }
     } else if detail == nil {
       if stored.contains(.array) {
@@ -265,12 +266,14 @@ enum TextParsing {
     return Data(bytes)
   }
 
-  /// Whether `type` reads `value` and stores what it read as the same kind of value.
-  static func storesSameKind(_ value: PropertyListValue, as type: any SettingValue.Type) -> Bool {
+  /// What `type` stores for `value`, if it reads it and stores it as the same kind of value.
+  static func storedValue(
+    _ value: PropertyListValue, as type: any SettingValue.Type
+  ) -> PropertyListValue? {
     guard let read = type.init(propertyListValue: value),
-      let stored = try? read.propertyListValue()
-    else { return false }
-    return stored.kind == value.kind
+      let stored = try? read.propertyListValue(), stored.kind == value.kind
+    else { return nil }
+    return stored
   }
 
   /// The kinds `type` stores, as far as an empty value of each kind tells (`0`, `""`, `[]`): what
@@ -280,7 +283,7 @@ enum TextParsing {
       .string(""), .bool(false), .integer(0), .real(0), .date(Date(timeIntervalSince1970: 0)),
       .data(Data()), .array([]), .dictionary([:]),
     ]
-    return Set(samples.filter { storesSameKind($0, as: type) }.map(\.kind))
+    return Set(samples.filter { storedValue($0, as: type) != nil }.map(\.kind))
   }
 
   /// An old-style property-list literal, read by the library's reader (``PropertyListFile``);
