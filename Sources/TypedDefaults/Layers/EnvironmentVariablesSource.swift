@@ -28,7 +28,7 @@ extension SettingsError.Code {
 /// A key's variable is the prefix, then `_` (added unless the prefix ends with one; the prefix is
 /// otherwise used exactly as given), then the key's words in upper case joined by `_`. A key
 /// splits into words at every ASCII character other than a letter or digit, and where its case
-/// changes, acronyms kept whole and digits kept with the word before them:
+/// changes, acronyms (and their plurals) kept whole and digits kept with the word before them:
 ///
 /// | key | variable (prefix `PLAYER`) |
 /// |---|---|
@@ -36,6 +36,7 @@ extension SettingsError.Code {
 /// | `serverURL`, `ServerURL`, `server.url`, `server-url`, `server_url` | `PLAYER_SERVER_URL` |
 /// | `httpTimeoutMS` | `PLAYER_HTTP_TIMEOUT_MS` |
 /// | `URLSessionTimeout` | `PLAYER_URL_SESSION_TIMEOUT` |
+/// | `recentURLs`, `userIDsCount` | `PLAYER_RECENT_URLS`, `PLAYER_USER_IDS_COUNT` |
 /// | `oAuth2Token` | `PLAYER_O_AUTH2_TOKEN` |
 /// | `http2Enabled` | `PLAYER_HTTP2_ENABLED` |
 /// | `audio.eq.bass` | `PLAYER_AUDIO_EQ_BASS` |

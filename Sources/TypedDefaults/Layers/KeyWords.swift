@@ -5,7 +5,7 @@
 /// space), and at case changes: before an upper-case letter that follows a lower-case letter or
 /// a digit (`serverURL` → `server`, `URL`), and before the last upper-case letter of a run of
 /// them that a lower-case letter follows, so acronyms stay whole (`URLSession` → `URL`,
-/// `Session`). Digits stay with the word before them (`oAuth2Token` → `o`, `Auth2`, `Token`;
+/// `Session`), their plurals too (`recentURLs` → `recent`, `URLs`). Digits stay with the word before them (`oAuth2Token` → `o`, `Auth2`, `Token`;
 /// `http2Enabled` → `http2`, `Enabled`).
 enum KeyWords {
   /// The words of `key`, or `nil` if it holds a character that is not ASCII (no name is made up
@@ -26,8 +26,11 @@ enum KeyWords {
       }
       if isUpper(byte), let previous = current.last {
         let next = index + 1 < bytes.count ? bytes[index + 1] : nil
+        let afterNext = index + 2 < bytes.count ? bytes[index + 2] : nil
+        // An acronym's plural (`URLs`, `IDs`) stays one word.
+        let isPlural = next == UInt8(ascii: "s") && afterNext.map(isLower) != true
         if isLower(previous) || isDigit(previous)
-          || (isUpper(previous) && next.map(isLower) == true)
+          || (isUpper(previous) && next.map(isLower) == true && !isPlural)
         {
           words.append(current)
           current = []

@@ -23,6 +23,18 @@ import TypedDefaults
     #expect(source(["--server-url=a=b"]).read().values == ["serverURL": "a=b"])
   }
 
+  @Test func anOptionsNameIsTheKeysWordsInKebabCase() {
+    let table = [
+      "serverURL": "server-url", "server.url": "server-url", "server_url": "server-url",
+      "httpTimeoutMS": "http-timeout-ms", "recentURLs": "recent-urls",
+      "oAuth2Token": "o-auth2-token",
+    ]
+    for (key, option) in table {
+      let source = CommandLineArgumentsSource(arguments: ["--\(option)=x"], keys: [key])
+      #expect(source.read() == LayerContents(values: [key: "x"]), "\(key)")
+    }
+  }
+
   @Test func theUserDefaultsFormTakesTheKeyExactlyAsDeclared() {
     let contents = source(["-serverURL", "https://a.example", "-volume", "0.5"]).read()
     #expect(contents == LayerContents(values: ["serverURL": "https://a.example", "volume": "0.5"]))
