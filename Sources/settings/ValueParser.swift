@@ -139,49 +139,21 @@ enum ValueParser {
   /// - Throws: A usage ``Failure`` (exit status 64) for text the flag doesn't take: the command
   ///   line is wrong.
   static func scalar(_ flag: String, _ text: String) throws(Failure) -> PropertyListValue {
-    func invalid(_ expected: String) -> Failure {
-      Failure.usage("\(flag): '\(text)' is not \(expected)")
-    }
+    let kind: PropertyListValue.TextKind
     switch flag {
-    case "-string":
-      return .string(text)
-    case "-int", "-integer":
-      if let value = Int64(text) { return .integer(.init(value)) }
-      if let value = UInt64(text) { return .integer(.init(value)) }
-      // One sign at most: `--5` is no integer, `99999999999999999999` one out of range.
-      let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
-      let isWhole = !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit)
-      throw invalid(
-        isWhole ? "in the integer range (\(Int64.min) to \(UInt64.max))" : "an integer")
-    case "-float":
-      guard let value = Double(text) else {
-        throw invalid("a number")
-      }
-      // `Double` rounds a finite number too large for it to infinity; only `inf` means that.
-      let name = (text.first == "-" || text.first == "+" ? text.dropFirst() : text[...])
-        .lowercased()
-      if value.isInfinite, name != "inf", name != "infinity" {
-        throw Failure.usage("\(flag): '\(text)' is out of the range of a float")
-      }
-      return .real(value)
-    case "-bool", "-boolean":
-      switch text.lowercased() {
-      case "yes", "true", "1": return .bool(true)
-      case "no", "false", "0": return .bool(false)
-      default: throw invalid("a boolean (yes, no, true, false, 1 or 0)")
-      }
-    case "-date":
-      guard let date = CivilDate.parse(text) else {
-        throw invalid("a date (2026-11-30T15:32:33Z, 2026-11-30 15:32:33 +0000 or 2026-11-30)")
-      }
-      return .date(date)
-    case "-data":
-      guard let data = hexData(text) else {
-        throw invalid("hexadecimal data (an even number of hex digits, such as 0fa1)")
-      }
-      return .data(data)
-    default:
-      throw Failure.usage("unknown type flag '\(flag)'")
+    case "-string": kind = .string
+    case "-int", "-integer": kind = .integer
+    case "-float": kind = .real
+    case "-bool", "-boolean": kind = .bool
+    case "-date": kind = .date
+    case "-data": kind = .data
+    default: throw Failure.usage("unknown type flag '\(flag)'")
+    }
+    do {
+      return try PropertyListValue(parsing: text, as: kind)
+    } catch {
+      // The library's rules and words (`'loud' is not a number`), after the flag.
+      throw Failure.usage("\(flag): \(error.reason)")
     }
   }
 
@@ -266,27 +238,4 @@ enum ValueParser {
     }
     return deepest
   }
-
-  /// Bytes from hex digits; spaces are ignored, and `0x` or `<…>` around them are allowed.
-  static func hexData(_ text: String) -> Data? {
-    var digits = Substring(text.filter { !$0.isWhitespace })
-    if digits.hasPrefix("<"), digits.hasSuffix(">") { digits = digits.dropFirst().dropLast() }
-    if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-    guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(digits.count / 2)
-    var index = digits.startIndex
-    while index < digits.endIndex {
-      let next = digits.index(index, offsetBy: 2)
-      guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-      bytes.append(byte)
-      index = next
-    }
-    return Data(bytes)
-  }
-}
-
-extension Character {
-  /// Whether this is one of the ASCII digits 0–9.
-  fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

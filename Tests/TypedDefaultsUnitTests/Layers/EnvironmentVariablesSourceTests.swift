@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import TypedDefaults
+import TypedDefaultsTestSupport
+
+/// `EnvironmentVariablesSource`: the key-to-variable table, the prefix, conflicts and unknown
+/// variables reported (never their values), and the keyless reverse rule.
+@Suite struct EnvironmentVariablesSourceTests {
+  @Test func eachKeyMapsToThePrefixAndItsWordsInUpperSnakeCase() {
+    let table: [String: String] = [
+      "volume": "PLAYER_VOLUME",
+      "serverURL": "PLAYER_SERVER_URL",
+      "httpTimeoutMS": "PLAYER_HTTP_TIMEOUT_MS",
+      "URLSessionTimeout": "PLAYER_URL_SESSION_TIMEOUT",
+      "recentURLs": "PLAYER_RECENT_URLS",
+      "userIDsCount": "PLAYER_USER_IDS_COUNT",
+      "HTTPServer": "PLAYER_HTTP_SERVER",
+      "APIsecret": "PLAYER_AP_ISECRET",
+      "oAuth2Token": "PLAYER_O_AUTH2_TOKEN",
+      "http2Enabled": "PLAYER_HTTP2_ENABLED",
+      "audio.eq.bass": "PLAYER_AUDIO_EQ_BASS",
+      "allowsCellularPlayback": "PLAYER_ALLOWS_CELLULAR_PLAYBACK",
+      "max  retries": "PLAYER_MAX_RETRIES",
+      "ID": "PLAYER_ID",
+    ]
+    let source = EnvironmentVariablesSource(prefix: "PLAYER", keys: table.keys, environment: [:])
+    #expect(source.variableNames == table)
+    #expect(source.read().problems.isEmpty)
+  }
+
+  @Test func everySpellingOfAKeyMapsToTheSameVariable() {
+    for key in ["ServerURL", "serverURL", "server.url", "server-url", "server_url", "SERVER_URL"] {
+      let source = EnvironmentVariablesSource(
+        prefix: "PLAYER", keys: [key], environment: ["PLAYER_SERVER_URL": "https://example.com"])
+      #expect(source.variableNames == [key: "PLAYER_SERVER_URL"])
+      #expect(source.read() == LayerContents(values: [key: "https://example.com"]))
+    }
+  }
+
+  @Test func thePrefixIsTakenWithOrWithoutItsUnderscoreAndOtherwiseExactly() {
+    let environment = ["PLAYER_VOLUME": "0.5", "player_VOLUME": "0.9"]
+    for prefix in ["PLAYER", "PLAYER_"] {
+      let source = EnvironmentVariablesSource(
+        prefix: prefix, keys: ["volume"], environment: environment)
+      #expect(source.prefix == "PLAYER_")
+      #expect(source.read().values == ["volume": "0.5"])
+      #expect(source.recordedSource == .environment(prefix: "PLAYER_"))
+    }
+    let lower = EnvironmentVariablesSource(
+      prefix: "player", keys: ["volume"], environment: environment)
+    #expect(lower.read().values == ["volume": "0.9"])
+  }
+
+  @Test func valuesAreTextOfTheEnvironmentLayerAndVariablesOutsideThePrefixAreIgnored() {
+    let source = EnvironmentVariablesSource(
+      prefix: "PLAYER", keys: ["volume", "autoplay"],
+      environment: ["PLAYER_VOLUME": "", "VOLUME": "1", "HOME": "/root", "PLAYERVOLUME": "2"])
+    #expect(source.layer == .environment)
+    #expect(source.valuesAreText)
+    #expect(!source.isForced)
+    #expect(source.read() == LayerContents(values: ["volume": ""]))
+    let other = EnvironmentVariablesSource(
+      prefix: "P", keys: [], environment: [:], layer: "deployment")
+    #expect(other.layer == "deployment")
+  }
+
+  @Test func twoKeysWithOneVariableAreNeitherReadAndTheConflictIsReported() {
+    let (source, diagnostics) = collectingDiagnostics {
+      EnvironmentVariablesSource(
+        prefix: "PLAYER", keys: ["serverURL", "server.url", "volume"],
+        environment: ["PLAYER_SERVER_URL": "https://secret.example.com", "PLAYER_VOLUME": "1"])
+    }
+    let contents = source.read()
+    #expect(contents.values == ["volume": "1"])
+    let message =
+      "The keys 'server.url', 'serverURL' all map to the environment variable PLAYER_SERVER_URL; none is read from it"
+    #expect(contents.problems == [SettingsError(.conflictingKeys, reason: message)])
+    #expect(source.variableNames == ["volume": "PLAYER_VOLUME"])
+    #expect(diagnostics.map(\.kind) == [.keyCollision])
+    #expect(diagnostics.first?.message == message)
+  }
+
+  @Test func aVariableWithThePrefixThatNamesNoKeyIsReportedWithoutItsValue() {
+    let source = EnvironmentVariablesSource(
+      prefix: "PLAYER", keys: ["volume"],
+      environment: ["PLAYER_VOLUM": "hunter2", "PLAYER_volume": "hunter3", "PLAYER_VOLUME": "1"])
+    let contents = source.read()
+    #expect(contents.values == ["volume": "1"])
+    #expect(
+      contents.problems == [
+        SettingsError(
+          .unknownEnvironmentVariable,
+          reason:
+            "The environment variable PLAYER_VOLUM has the prefix PLAYER_ but names no setting"),
+        SettingsError(
+          .unknownEnvironmentVariable,
+          reason:
+            "The environment variable PLAYER_volume has the prefix PLAYER_ but names no setting"),
+      ])
+    for problem in contents.problems {
+      #expect(!problem.description.contains("hunter"))
+    }
+  }
+
+  @Test func anEmptyPrefixReadsTheKeysNamesAndReportsNoOtherVariable() {
+    let source = EnvironmentVariablesSource(
+      prefix: "", keys: ["serverURL"], environment: ["SERVER_URL": "x", "PATH": "/bin"])
+    #expect(source.read() == LayerContents(values: ["serverURL": "x"]))
+  }
+
+  @Test func aKeyWithNoASCIINameIsReportedNotGuessed() {
+    let source = EnvironmentVariablesSource(
+      prefix: "APP", keys: ["café", "..."], environment: ["APP_CAF": "x"])
+    let problems = source.read().problems
+    #expect(problems.map(\.code) == [.unnamableKey, .unnamableKey, .unknownEnvironmentVariable])
+    #expect(problems.map(\.key) == ["...", "café", nil])
+  }
+
+  @Test func theDescriptionNeverShowsValues() {
+    let source = EnvironmentVariablesSource(
+      prefix: "PLAYER", keys: ["apiToken"], environment: ["PLAYER_API_TOKEN": "hunter2"])
+    #expect(source.description == "environment variables PLAYER_* (1 set)")
+    #expect(!String(reflecting: source).contains("hunter2"))
+  }
+
+  @Test func withoutKeysEveryPrefixedVariableIsReadUnderItsLowerCamelCaseKey() {
+    let source = EnvironmentVariablesSource(
+      prefix: "PLAYER_",
+      environment: [
+        "PLAYER_SERVER_URL": "https://example.com", "PLAYER_VOLUME": "0.5",
+        "PLAYER_ALLOWS_CELLULAR_PLAYBACK": "yes", "PLAYER_": "x", "OTHER": "y",
+      ])
+    let contents = source.read()
+    #expect(
+      contents.values == [
+        "serverUrl": "https://example.com", "volume": "0.5", "allowsCellularPlayback": "yes",
+      ])
+    #expect(
+      contents.problems == [
+        SettingsError(
+          .unknownEnvironmentVariable,
+          reason: "The environment variable PLAYER_ names no setting after its prefix")
+      ])
+    #expect(source.variableNames.isEmpty)
+  }
+
+  @Test func withoutKeysTwoVariablesNamingOneKeyAreNeitherRead() {
+    let source = EnvironmentVariablesSource(
+      prefix: "P", environment: ["P_SERVER_URL": "a", "P_SERVER__URL": "b", "P_server_url": "c"])
+    let contents = source.read()
+    #expect(contents.values.isEmpty)
+    #expect(
+      contents.problems == [
+        SettingsError(
+          .conflictingKeys, key: "serverUrl",
+          reason:
+            "The environment variables P_SERVER_URL, P_SERVER__URL, P_server_url all name the key; none is read"
+        )
+      ])
+  }
+
+  @Test func withoutKeysAnEmptyPrefixReadsNothing() {
+    let source = EnvironmentVariablesSource(prefix: "", environment: ["PATH": "/bin"])
+    #expect(source.read() == LayerContents(values: [:]))
+  }
+}
