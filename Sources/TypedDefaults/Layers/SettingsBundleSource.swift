@@ -99,6 +99,7 @@ public final class SettingsBundleSource: LayerSource, CustomStringConvertible {
   ///   - contents: The pane's root dictionary.
   ///   - pane: Its file name without `.plist`.
   ///   - path: The panes from `Root` down to this one.
+  ///   - reading: What the read gathered so far.
   private func read(
     _ contents: [String: PropertyListValue], pane: String, path: [String],
     into reading: inout Reading
