@@ -9,8 +9,8 @@ import Foundation
   import Darwin
 #endif
 
-/// Watches one folder for changes to some of the files in it, by name, and tells its owner on a
-/// private serial queue.
+/// Watches one folder for changes to some of the files in it, by name (or to any of them), and
+/// tells its owner on a private serial queue.
 ///
 /// The folder is watched, not the files: a save by atomic rename replaces a file's inode, so a
 /// watch on the file itself would go deaf after the first save, and a file that doesn't exist
@@ -37,6 +37,10 @@ import Foundation
 /// - After every successful arming, every file is reported as changed once, so that a change
 ///   made while the watch was being set up (or was down) is not missed. Owners must tolerate a
 ///   report of a file that didn't change.
+/// - **Every name.** Made with `names: nil`, the watcher reports every entry of the folder (a
+///   folder of one file per key, ``DirectorySource``): "every file" above is then each entry the
+///   folder holds as the watcher looks, and each it held when last looked at (so that a removal
+///   is reported once).
 ///
 /// ``stop()`` (also run at deinit) cancels the watch and every retry, and releases the watch (on
 /// Apple platforms closes its descriptor; on Linux removes it, the shared descriptor being closed
@@ -61,8 +65,8 @@ final class FileWatcher: Sendable {
 
   /// The folder watched.
   let folder: URL
-  /// The names of the files in it that are reported.
-  let names: Set<String>
+  /// The names of the files in it that are reported; `nil`: every entry of the folder.
+  let names: Set<String>?
 
   private let queue: DispatchQueue
   private let handler: @Sendable (Event) -> Void
@@ -90,8 +94,9 @@ final class FileWatcher: Sendable {
     /// Names seen changed but not yet delivered.
     var pending: Set<String> = []
     var deliveryScheduled = false
-    /// The files' identities as last seen (by polling or comparing), by name.
-    var identities: [String: FileIdentity?] = [:]
+    /// The files' identities as last seen (by polling or comparing), by name; a file missing
+    /// when last seen has none.
+    var identities: [String: FileIdentity] = [:]
     /// The last failure delivered, so that each is delivered once.
     var lastProblem: String?
   }
@@ -101,12 +106,13 @@ final class FileWatcher: Sendable {
   ///
   /// - Parameters:
   ///   - folder: The folder holding the files; it need not exist.
-  ///   - names: The names of the files to report; they need not exist.
+  ///   - names: The names of the files to report; they need not exist. `nil` reports every
+  ///     entry of the folder, whatever its name.
   ///   - simulatedArmingError: For tests: an `errno` value every attempt to arm fails with (on
   ///     Linux as from `inotify_init1`), so that the polling fallback can be exercised.
   ///   - handler: Called on the watcher's serial queue with each event; calls never overlap.
   init(
-    folder: URL, names: Set<String>, simulatedArmingError: Int32? = nil,
+    folder: URL, names: Set<String>?, simulatedArmingError: Int32? = nil,
     handler: @escaping @Sendable (Event) -> Void
   ) {
     self.simulatedArmingError = simulatedArmingError
@@ -115,7 +121,7 @@ final class FileWatcher: Sendable {
     self.handler = handler
     self.queue = DispatchQueue(label: "TypedDefaults.FileWatcher(\(folder.path))")
     var initial = State()
-    for name in names {
+    for name in names ?? Self.entries(of: self.folder) {
       initial.identities[name] = POSIX.identity(
         ofFileAt: self.folder.appendingPathComponent(name).path)
     }
@@ -167,7 +173,7 @@ final class FileWatcher: Sendable {
       if installed {
         source.resume()
         // Whatever happened before the watch was in place.
-        note(names)
+        note(watchedNames())
       } else {
         source.resume()
         source.cancel()
@@ -189,7 +195,7 @@ final class FileWatcher: Sendable {
       return state.source
     }
     source?.cancel()
-    note(names)
+    note(watchedNames())
     scheduleRetry()
   }
 
@@ -223,16 +229,28 @@ final class FileWatcher: Sendable {
   /// Notes the files whose identity changed since last seen.
   private func pollIdentities() {
     var changed: Set<String> = []
-    for name in names {
+    for name in watchedNames() {
       let identity = POSIX.identity(ofFileAt: folder.appendingPathComponent(name).path)
       state.withLock { state in
-        if state.identities[name] != .some(identity) {
-          state.identities[name] = .some(identity)
+        if state.identities[name] != identity {
+          state.identities[name] = identity
           changed.insert(name)
         }
       }
     }
     note(changed)
+  }
+
+  /// The names reported when any file may have changed: ``names``, or (watching every name) the
+  /// folder's entries now and those it had when last looked at.
+  private func watchedNames() -> Set<String> {
+    if let names { return names }
+    return Self.entries(of: folder).union(state.withLock { $0.identities.keys })
+  }
+
+  /// The names of a folder's entries; none if it can't be listed.
+  private static func entries(of folder: URL) -> Set<String> {
+    Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
   }
 
   /// Adds names to the pending delivery, scheduling it if none is.
@@ -261,7 +279,7 @@ final class FileWatcher: Sendable {
     // Keep the identities current, so a later poll reports only later changes.
     for name in pending {
       let identity = POSIX.identity(ofFileAt: folder.appendingPathComponent(name).path)
-      state.withLock { $0.identities[name] = .some(identity) }
+      state.withLock { $0.identities[name] = identity }
     }
     handler(.changed(pending))
   }
@@ -315,7 +333,9 @@ final class FileWatcher: Sendable {
     private func received(_ seen: Set<String>?, wentAway: Bool, watch: Int32) {
       queue.async { [weak self] in
         guard let self, self.state.withLock({ $0.source?.watch }) == watch else { return }
-        self.note(seen.map { $0.intersection(self.names) } ?? self.names)
+        let names = self.names
+        self.note(
+          seen.map { seen in names.map { seen.intersection($0) } ?? seen } ?? self.watchedNames())
         if wentAway { self.folderWentAway() }
       }
     }
