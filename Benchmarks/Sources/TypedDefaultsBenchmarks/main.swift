@@ -66,6 +66,8 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("write-userdefaults", one(figures.settingStringWriteUserDefaults)),
   ("save-userdefaults", one(figures.userDefaultsSaveAfterOneChange)),
   ("read-layered", one(figures.layeredReadFromLowestLayer)),
+  ("read-layered-8-layers", one(figures.layeredReadFromLowestOfEightLayers)),
+  ("open-with-sources", one(figures.openWithSources)),
   ("read-codable", one(figures.codableRead)),
   ("save-xml", one { try figures.save(format: .xml) }),
   ("save-binary", one { try figures.save(format: .binary) }),

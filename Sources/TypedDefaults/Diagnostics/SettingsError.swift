@@ -57,6 +57,13 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Nothing was written.
     public static let forcedValue = Code(rawValue: "forcedValue")
 
+    /// A file that must be written only by a trusted owner (managed settings: root) could have
+    /// been written by someone else: owned by another user, writable by its group or by others, or
+    /// in such a folder (``ManagedSettingsSource``).
+    ///
+    /// The file was not read.
+    public static let fileNotTrusted = Code(rawValue: "fileNotTrusted")
+
     /// The code's identifier.
     public var description: String { rawValue }
   }
@@ -107,6 +114,8 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       subject = "Cannot write '\(key ?? "?")'"
     case .directoryNotUsable:
       subject = "Cannot use the folder '\(path ?? "?")'"
+    case .fileNotTrusted:
+      subject = "Cannot trust the file at '\(path ?? "?")'"
     default:
       subject = [path.map { "'\($0)'" }, key.map { "'\($0)'" }].compactMap { $0 }
         .joined(separator: " ")
