@@ -55,7 +55,7 @@ extension SettingsError.Code {
 /// a value may be a secret.
 ///
 /// Values are text (``valuesAreText``), read by the store as the type the model declares
-/// (``PropertyListValue/init(parsing:as:)``). Arguments never change, so the source doesn't
+/// (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``). Arguments never change, so the source doesn't
 /// watch.
 ///
 /// Thread-safety: immutable after `init`; `Sendable`, safe to read from any thread.

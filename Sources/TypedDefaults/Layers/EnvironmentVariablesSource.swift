@@ -66,7 +66,7 @@ extension SettingsError.Code {
 /// of an acronym (`serverURL`), so give the keys whenever a key holds one, or `.`, `-` or `_`.
 ///
 /// Values are text (``valuesAreText``): the store reads each as the type the model declares for
-/// the key, with the rules of ``PropertyListValue/init(parsing:as:)``. Values never appear in the
+/// the key, with the rules of ``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``. Values never appear in the
 /// source's description or problems.
 ///
 /// The environment is read once, when the source is made; the source doesn't watch it.

@@ -31,7 +31,7 @@
 /// The store validates what a source gives before applying it: once a model bound to the
 /// store declared a key, a new value of the key that its type can't read is refused, the layer
 /// keeps the key's last value, and a ``SettingsDiagnostic`` names the key, the layer and the
-/// value. ``TypedDefaultsTesting``'s `LayerSourceConformance` checks a source against the
+/// value. `TypedDefaultsTesting`'s `LayerSourceConformance` checks a source against the
 /// contract every built-in source passes.
 ///
 /// Thread-safety: a source is `Sendable`; the store calls ``read()`` from any thread (never
@@ -56,7 +56,7 @@ public protocol LayerSource: AnyObject, Sendable {
   ///
   /// A text value is a ``PropertyListValue/string(_:)``. Once a model bound to the store declares
   /// the key, the store parses it into the declared type with the rules of the `settings write`
-  /// type flags (``PropertyListValue/init(parsing:as:)``); a text that doesn't parse stays a
+  /// type flags (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``); a text that doesn't parse stays a
   /// string, reads as the setting's default, and is reported as a diagnostic.
   var valuesAreText: Bool { get }
 

@@ -6,7 +6,7 @@ import Foundation
 // text reads the same on Linux and on Apple platforms.
 
 extension SettingsError.Code {
-  /// A text can't be read as the kind or the type asked for (``PropertyListValue/init(parsing:as:)``):
+  /// A text can't be read as the kind or the type asked for (``PropertyListValue/init(parsing:as:)-(_,TextKind)``):
   /// `'loud' is not a number`.
   public static let unparsableText = SettingsError.Code(rawValue: "unparsableText")
 }
@@ -143,7 +143,7 @@ extension PropertyListValue {
   }
 }
 
-/// The rules behind ``PropertyListValue/init(parsing:as:)``.
+/// The rules behind ``PropertyListValue/init(parsing:as:)-(_,TextKind)``.
 enum TextParsing {
   /// Why a text isn't of a kind: the predicate of `'text' …`.
   struct Predicate: Error {

@@ -220,7 +220,7 @@ extension LayeredPlistStore {
     for problem in problems { SettingsDiagnostics.report(problem) }
   }
 
-  /// A text read as a declared type (``PropertyListValue/init(parsing:as:)``).
+  /// A text read as a declared type (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``).
   static func parse(
     _ text: String, as type: any SettingValue.Type
   ) -> Result<PropertyListValue, SettingsError> {
