@@ -18,6 +18,11 @@ private struct SecretSettings: SettingsGroup {
   @Setting(secret: true) var token = ""
 }
 
+private struct SecretNumberSettings: SettingsGroup {
+  @Setting(secret: true) var pin = 0
+  @Setting var port = 80
+}
+
 /// A store whose layers are built from an ordered list: order, sources, validation before
 /// applying, text layers, forced (managed) keys, secrets, the record of layers.
 @Suite struct LayeredStoreLayersTests {
@@ -304,6 +309,42 @@ private struct SecretSettings: SettingsGroup {
     #expect(diagnostics.first?.storedValue == nil)
     #expect(diagnostics.first?.message.contains("hunter2") == false)
     #expect(diagnostics.first?.message.contains("<secret>") == true)
+  }
+
+  @Test func aSecretTextThatDoesNotParseIsNotQuotedInTheDiagnostic() throws {
+    let directory = try TemporaryDirectory()
+    // A key declared secret in a text layer, and any key of a text layer holding secrets; the
+    // first texts are converted when the model declares the keys, the later ones as they arrive.
+    let environment = LayerTestSource(
+      .environment, ["pin": "hunter2", "port": "eighty"], valuesAreText: true)
+    let mount = LayerTestSource(
+      "secrets", ["port": "s3cr3t"], holdsSecrets: true, valuesAreText: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .source(environment), .persistent, .source(mount)],
+      options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let (settings, declared) = collectingDiagnostics { SecretNumberSettings(backend: store) }
+    let ((), arrived) = collectingDiagnostics {
+      environment.set(["pin": "hunter3", "port": "eighty"])
+      mount.set(["port": "s3cr3u"])
+    }
+    #expect(settings.pin == 0)
+    let messages = (declared + arrived).map(\.message)
+    for text in ["hunter2", "hunter3", "s3cr3t", "s3cr3u"] {
+      #expect(!messages.contains { $0.contains(text) }, "a diagnostic quotes '\(text)'")
+    }
+    #expect(
+      messages.contains(
+        "The environment layer's new value <secret> for 'pin' can't be read as Int; the layer "
+          + "keeps its last value, <secret>"))
+    #expect(messages.filter { $0.contains("<secret>") }.count == 4)
+    #expect(
+      messages.contains(
+        "The environment layer's text 'eighty' for 'port' can't be read as Int ('eighty' can't "
+          + "be read as Int: it is not an integer); it stays a string, and the setting reads its "
+          + "default"))
   }
 
   // MARK: - Text layers

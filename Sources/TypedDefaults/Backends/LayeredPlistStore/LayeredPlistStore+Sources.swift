@@ -169,7 +169,7 @@ extension LayeredPlistStore {
     let secret = slot.holdsSecrets || declared.isSecret
     let shown = secret ? SecretRedaction.placeholder : String(describing: value)
     let type = TypeNames.sugared(declared.valueType)
-    let cause = parseError.map { " (\($0.reason))" } ?? ""
+    let cause = Self.cause(of: parseError, secret: secret)
     let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
     return SettingsDiagnostic(
       kind: .layerValueRejected, key: key, backend: name, expectedType: type,
@@ -206,7 +206,8 @@ extension LayeredPlistStore {
                   kind: .typeMismatch, key: key, backend: name, expectedType: type,
                   storedValue: secret ? nil : given,
                   message: "The \(slot.layer) layer's text \(shown) for '\(key)' can't be read as "
-                    + "\(type) (\(error.reason)); it stays a string, and the setting reads its "
+                    + "\(type)\(Self.cause(of: error, secret: secret)); it stays a string, "
+                    + "and the setting reads its "
                     + "default"))
             }
           }
@@ -218,6 +219,13 @@ extension LayeredPlistStore {
       }
     }
     for problem in problems { SettingsDiagnostics.report(problem) }
+  }
+
+  /// Why a text didn't parse, as a diagnostic shows it after the type: ` (reason)`; nothing for
+  /// a secret (a key declared secret, or a layer holding secrets), since the reason quotes the text.
+  static func cause(of parseError: SettingsError?, secret: Bool) -> String {
+    guard let parseError, !secret else { return "" }
+    return " (\(parseError.reason))"
   }
 
   /// A text read as a declared type (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``).
