@@ -151,6 +151,30 @@ private struct SecretSettings: SettingsGroup {
         == .propertyListFile(path: site.standardizedFileURL.path))
   }
 
+  /// `explain` cut a layer name longer than 11 characters (`settingsBun` for `settingsBundle`);
+  /// the column now widens to the longest name, and shorter names keep the old layout.
+  @Test func explainShowsALongLayerNameWholeAndWidensTheColumn() throws {
+    let directory = try TemporaryDirectory()
+    let site = directory.file("site.plist")
+    try PropertyListFile(url: site).write(["region": "eu"])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [
+        .runtime, .persistent,
+        .source(PropertyListFileSource(file: site, layer: "regionalOverrides")),
+      ],
+      options: Self.options)
+    try store.setValueForNextLaunch("us", forKey: "region")
+    #expect(
+      store.explain("region").description == """
+        region
+          runtime           -
+          persistent        -
+          regionalOverrides eu   <- wins
+          next launch       us
+        """)
+  }
+
   // MARK: - Reading sources
 
   @Test func aSourceThatThrowsAtOpenFailsTheOpenUnlessAskedToOpenAnyway() throws {
