@@ -314,6 +314,41 @@ private struct SecretSettings: SettingsGroup {
     #expect(received.all.map(\.newValue) == [nil])
   }
 
+  /// A source reread for a change of another key (a mount's next `..data` swap, a managed
+  /// file's folder touched) used to report its unchanged bad value again on every read.
+  @Test func aRefusedValueIsReportedOnceWhileTheSourceKeepsGivingIt() throws {
+    let directory = try TemporaryDirectory()
+    let config = LayerTestSource("config", ["volume": 0.7])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(config)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let settings = ServerSettings(backend: store)
+    let ((), first) = collectingDiagnostics { config.set(["volume": "loud"]) }
+    #expect(first.map(\.kind) == [.layerValueRejected])
+    let ((), again) = collectingDiagnostics {
+      config.set(["volume": "loud", "other": 1])
+      config.set(["volume": "loud", "other": 2])
+    }
+    #expect(again.isEmpty)
+    #expect(store.value(forKey: "other") == 2)
+    #expect(settings.volume == 0.7)
+    // Another bad value is reported; so is the first one once it comes back after a good one.
+    let ((), other) = collectingDiagnostics { config.set(["volume": "louder"]) }
+    #expect(
+      other.map(\.message) == [
+        "The config layer's new value louder for 'volume' can't be read as Double; the layer "
+          + "keeps its last value, 0.7"
+      ])
+    let ((), back) = collectingDiagnostics {
+      config.set(["volume": 0.7])
+      config.set(["volume": "loud"])
+    }
+    #expect(back.map(\.kind) == [.layerValueRejected])
+    #expect(settings.volume == 0.7)
+  }
+
   @Test func aRefusedValueOfASecretLayerIsNotShownInTheDiagnostic() throws {
     let directory = try TemporaryDirectory()
     let secrets = LayerTestSource("secrets", ["volume": 0.9], holdsSecrets: true)

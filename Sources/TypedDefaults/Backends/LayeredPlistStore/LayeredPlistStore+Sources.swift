@@ -117,7 +117,8 @@ extension LayeredPlistStore {
 
   /// Takes a source's new values into its layer, validated before they are applied: a key whose
   /// new value the type a model declared for it can't read (or whose text doesn't parse as that
-  /// type) keeps its last value in the layer, and a diagnostic is added to `rejections`.
+  /// type) keeps its last value in the layer, and a diagnostic is added to `rejections`, once
+  /// for as long as the source keeps giving that value.
   ///
   /// Called under the state lock.
   private func apply(
@@ -125,6 +126,11 @@ extension LayeredPlistStore {
     rejections: inout [SettingsDiagnostic]
   ) -> Bool {
     let index = slot.index
+    // A refusal is remembered while the source still gives that value, and forgotten once it
+    // gives another (or none), which is then judged, and reported, anew.
+    if let refused = state.refused[index] {
+      state.refused[index] = refused.filter { new[$0.key] == $0.value }
+    }
     let previous = slot.isText ? state.text[index] ?? [:] : state.layers[index]
     guard previous != new else { return false }
     var changed = false
@@ -146,10 +152,14 @@ extension LayeredPlistStore {
           }
         }
         if parseError != nil || !declared.reads(value) {
-          rejections.append(
-            rejection(
-              of: given, forKey: key, in: slot, declared: declared, parseError: parseError,
-              kept: state.layers[index][key]))
+          // Refused again (the source was reread for a change of another key): reported once.
+          if state.refused[index]?[key] != given {
+            state.refused[index, default: [:]][key] = given
+            rejections.append(
+              rejection(
+                of: given, forKey: key, in: slot, declared: declared, parseError: parseError,
+                kept: state.layers[index][key]))
+          }
           continue
         }
       }
