@@ -22,8 +22,7 @@ final class DiagnosticsInbox: Sendable {
 
   /// The first refusal of a value of `key`, waited for at most `timeout` seconds.
   ///
-  /// A source read again before its bad value is fixed reports it again: the demo shows the
-  /// first. Returns `nil` if none came in time.
+  /// Returns `nil` if none came in time.
   func firstRejection(ofKey key: String, within timeout: Double) -> SettingsDiagnostic? {
     let deadline = DispatchTime.now() + timeout
     while true {

@@ -226,6 +226,36 @@ private struct SecretSettings: SettingsGroup {
     #expect(diagnostics.map(\.key) == ["broken"])
   }
 
+  /// A source reread for a change used to record (in `recoveredProblems`, which grew without
+  /// bound) and report every entry it couldn't read again, on every read.
+  @Test func aSourcesProblemIsRecordedOnceWhileTheSourceKeepsGivingIt() throws {
+    let directory = try TemporaryDirectory()
+    let source = LayerTestSource("config", ["k": 1])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(source)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let big = SettingsError(
+      .fileTooLarge, path: "/run/config/big", key: "big", reason: "It is larger than 1 MiB")
+    let ((), first) = collectingDiagnostics { source.set(["k": 1], problems: [big]) }
+    #expect(first.map(\.key) == ["big"])
+    let ((), again) = collectingDiagnostics {
+      source.set(["k": 2], problems: [big])
+      source.set(["k": 3], problems: [big])
+    }
+    #expect(again.isEmpty)
+    #expect(store.value(forKey: "k") == 3)
+    #expect(store.recoveredProblems == [big])
+    // Fixed, then broken again: recorded and reported again.
+    let ((), back) = collectingDiagnostics {
+      source.set(["k": 3])
+      source.set(["k": 3], problems: [big])
+    }
+    #expect(back.map(\.key) == ["big"])
+    #expect(store.recoveredProblems == [big, big])
+  }
+
   @Test func aReReadThatThrowsKeepsTheLayersValuesAndIsReported() throws {
     let directory = try TemporaryDirectory()
     let source = LayerTestSource("config", ["k": 1])

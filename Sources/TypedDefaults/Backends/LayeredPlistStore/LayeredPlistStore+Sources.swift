@@ -18,6 +18,9 @@ extension LayeredPlistStore {
     let reads = Locked(0)
     /// The reporter given to the source while the store watches.
     let reporter = Locked<LayerSourceReporter?>(nil)
+    /// The problems of the source's latest read, so that a reread records and reports only the
+    /// new ones.
+    let problems = Locked<[SettingsError]>([])
 
     init(index: Int, source: any LayerSource) {
       self.index = index
@@ -104,7 +107,14 @@ extension LayeredPlistStore {
       return false
     }
     let values = normalizingKeys(of: contents.values, layer: slot.layer)
-    for problem in contents.problems { record(unreadableShippedEntry: problem) }
+    // A problem the previous read had already is recorded and reported once, not on every read.
+    let known = slot.problems.withLock { known in
+      defer { known = contents.problems }
+      return Set(known)
+    }
+    for problem in contents.problems where !known.contains(problem) {
+      record(unreadableShippedEntry: problem)
+    }
     var rejections: [SettingsDiagnostic] = []
     let changed = changingState { state in
       guard state.appliedReads[slot.index, default: 0] < read else { return false }
