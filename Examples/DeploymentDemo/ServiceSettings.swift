@@ -41,16 +41,20 @@ struct Volume: SettingValue, Hashable, CustomStringConvertible {
     self.level = min(max(level, Self.range.lowerBound), Self.range.upperBound)
   }
 
+  /// Reads a number (as `Double` reads one) in `range`.
   init?(propertyListValue: PropertyListValue) {
     guard let level = Double(propertyListValue: propertyListValue) else { return nil }
     self.init(level)
   }
 
+  /// Stores the level as a real.
   func propertyListValue() -> PropertyListValue? { .real(level) }
 
+  /// Says that a number is outside `range`: `1.5 is outside 0.0...1.0`.
   static func readFailureReason(for value: PropertyListValue) -> String? {
     Double(propertyListValue: value).map { "\($0) is outside \(range)" }
   }
 
+  /// The level: `0.5`.
   var description: String { "\(level)" }
 }
