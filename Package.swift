@@ -47,6 +47,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .executableTarget(
+      name: "DeploymentDemo",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/DeploymentDemo",
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
       name: "UserDefaultsModelDemo",
       dependencies: ["TypedDefaults"],
       path: "Examples/UserDefaultsModelDemo",
@@ -103,7 +109,7 @@ let package = Package(
       name: "TypedDefaultsEndToEndTests",
       dependencies: [
         "TypedDefaults", "TypedDefaultsTestSupport", "settings", "LayeredConfigDemo",
-        "UserDefaultsModelDemo", "HostAppDemo",
+        "DeploymentDemo", "UserDefaultsModelDemo", "HostAppDemo",
       ],
       swiftSettings: strictSettings
     ),

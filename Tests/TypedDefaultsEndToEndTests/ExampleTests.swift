@@ -65,6 +65,64 @@ import TypedDefaultsTestSupport
     #expect(run.standardError == "LayeredConfigDemo: no such file: /nonexistent/Info.plist\n")
   }
 
+  /// DeploymentDemo in a fresh home, as CI runs it: every layer, the managed write refused, and a
+  /// ConfigMap swap whose bad volume is refused while its good log level is applied.
+  @Test func deploymentDemoRefusesTheManagedWriteAndTheBadSwapAndAppliesTheGoodValue() throws {
+    let home = try TemporaryDirectory()
+    let directory = try TemporaryDirectory()
+    let run = try runProduct(
+      "DeploymentDemo", ["--data-dir", directory.url.path, "--max-connections", "64"],
+      environment: ["HOME": home.url.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(run.standardError == "")
+    let output = run.standardOutput
+    let settings = [
+      "  serverURL         URL       https://api.eu.example.net/v2  delivered\n",
+      "  volume            Volume    0.5                            config\n",
+      "  logLevel          LogLevel  info                           config\n",
+      "  maxConnections    Int       64                             arguments\n",
+      "  apiToken          String    <secret>                       secrets\n",
+      "  telemetryEnabled  Bool      false                          managed (forced)\n",
+    ]
+    #expect(output.contains(settings.joined()))
+    #expect(output.contains("  arguments      64   <- wins\n  environment    32\n"))
+    #expect(
+      output.contains(
+        "  try settings.$telemetryEnabled.set(true): refused, forcedValue\n"
+          + "    Cannot write 'telemetryEnabled': it is managed by the 'managed' layer, which can't "
+          + "be overridden\n  telemetryEnabled = false\n"))
+    #expect(
+      output.contains(
+        "  refused: layerValueRejected: The config layer's new value 1.5 for 'volume' can't be "
+          + "read as Volume ('1.5' can't be read as Volume: 1.5 is outside 0.0...1.0); the layer "
+          + "keeps its last value, 0.5\n"))
+    #expect(
+      output.contains(
+        "  applied: config's logLevel = debug; settings.logLevel = debug (config layer)\n"))
+    #expect(
+      output.contains("  kept:    config's volume = 0.5; settings.volume = 0.5 (config layer)\n"))
+    #expect(!output.contains("tok_live"))
+    #expect(!run.standardError.contains("tok_live"))
+    // --data-dir keeps the files: the ConfigMap mount after its swap.
+    let data = directory.file("config/..data")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: data.path) == "..v2")
+  }
+
+  /// Without arguments the environment's value wins, and the temporary folder is removed.
+  @Test func deploymentDemoWithoutArgumentsReadsTheEnvironmentAndRemovesItsFolder() throws {
+    let home = try TemporaryDirectory()
+    let temporary = try TemporaryDirectory()
+    let run = try runProduct(
+      "DeploymentDemo", [], environment: ["HOME": home.url.path, "TMPDIR": temporary.url.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(run.standardError == "")
+    #expect(
+      run.standardOutput.contains(
+        "  maxConnections    Int       32                             environment\n"))
+    #expect(run.standardOutput.contains("settings.logLevel = debug (config layer)\n"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == [])
+  }
+
   @Test func hostAppDemoListsBothModelsAndResettingOneLeavesTheOther() throws {
     let run = try runProduct("HostAppDemo", [])
     #expect(run.status == 0, "\(run.standardError)")

@@ -6,6 +6,7 @@ import TypedDefaults
 final class LayerTestSource: LayerSource {
   private struct State {
     var values: [String: PropertyListValue]
+    var problems: [SettingsError] = []
     var failure: SettingsError?
     var reporter: LayerSourceReporter?
     var stops = 0
@@ -33,12 +34,12 @@ final class LayerTestSource: LayerSource {
   }
 
   func read() throws(SettingsError) -> LayerContents {
-    let (values, failure) = state.withLock { state in
+    let (values, problems, failure) = state.withLock { state in
       state.reads += 1
-      return (state.values, state.failure)
+      return (state.values, state.problems, state.failure)
     }
     if let failure { throw failure }
-    return LayerContents(values: values)
+    return LayerContents(values: values, problems: problems)
   }
 
   func startWatching(reportingTo reporter: LayerSourceReporter) {
@@ -59,10 +60,12 @@ final class LayerTestSource: LayerSource {
   /// How many times the store read the source.
   var reads: Int { state.withLock { $0.reads } }
 
-  /// Replaces the values and reports the change, as a source whose values changed does.
-  func set(_ values: [String: PropertyListValue]) {
+  /// Replaces the values (and the entries the source couldn't read) and reports the change, as a
+  /// source whose values changed does.
+  func set(_ values: [String: PropertyListValue], problems: [SettingsError] = []) {
     let reporter = state.withLock { state in
       state.values = values
+      state.problems = problems
       return state.reporter
     }
     reporter?.reportChanges()

@@ -156,6 +156,30 @@ private struct SecretNumberSettings: SettingsGroup {
         == .propertyListFile(path: site.standardizedFileURL.path))
   }
 
+  /// `explain` cut a layer name longer than 11 characters (`settingsBun` for `settingsBundle`);
+  /// the column now widens to the longest name, and shorter names keep the old layout.
+  @Test func explainShowsALongLayerNameWholeAndWidensTheColumn() throws {
+    let directory = try TemporaryDirectory()
+    let site = directory.file("site.plist")
+    try PropertyListFile(url: site).write(["region": "eu"])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [
+        .runtime, .persistent,
+        .source(PropertyListFileSource(file: site, layer: "regionalOverrides")),
+      ],
+      options: Self.options)
+    try store.setValueForNextLaunch("us", forKey: "region")
+    #expect(
+      store.explain("region").description == """
+        region
+          runtime           -
+          persistent        -
+          regionalOverrides eu   <- wins
+          next launch       us
+        """)
+  }
+
   // MARK: - Reading sources
 
   @Test func aSourceThatThrowsAtOpenFailsTheOpenUnlessAskedToOpenAnyway() throws {
@@ -205,6 +229,36 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(store.value(forKey: "feature-x") == true)
     #expect(store.recoveredProblems.map(\.key) == ["broken"])
     #expect(diagnostics.map(\.key) == ["broken"])
+  }
+
+  /// A source reread for a change used to record (in `recoveredProblems`, which grew without
+  /// bound) and report every entry it couldn't read again, on every read.
+  @Test func aSourcesProblemIsRecordedOnceWhileTheSourceKeepsGivingIt() throws {
+    let directory = try TemporaryDirectory()
+    let source = LayerTestSource("config", ["k": 1])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(source)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let big = SettingsError(
+      .fileTooLarge, path: "/run/config/big", key: "big", reason: "It is larger than 1 MiB")
+    let ((), first) = collectingDiagnostics { source.set(["k": 1], problems: [big]) }
+    #expect(first.map(\.key) == ["big"])
+    let ((), again) = collectingDiagnostics {
+      source.set(["k": 2], problems: [big])
+      source.set(["k": 3], problems: [big])
+    }
+    #expect(again.isEmpty)
+    #expect(store.value(forKey: "k") == 3)
+    #expect(store.recoveredProblems == [big])
+    // Fixed, then broken again: recorded and reported again.
+    let ((), back) = collectingDiagnostics {
+      source.set(["k": 3])
+      source.set(["k": 3], problems: [big])
+    }
+    #expect(back.map(\.key) == ["big"])
+    #expect(store.recoveredProblems == [big, big])
   }
 
   @Test func aReReadThatThrowsKeepsTheLayersValuesAndIsReported() throws {
@@ -293,6 +347,41 @@ private struct SecretNumberSettings: SettingsGroup {
     config.set([:])
     #expect(store.value(forKey: "volume") == nil)
     #expect(received.all.map(\.newValue) == [nil])
+  }
+
+  /// A source reread for a change of another key (a mount's next `..data` swap, a managed
+  /// file's folder touched) used to report its unchanged bad value again on every read.
+  @Test func aRefusedValueIsReportedOnceWhileTheSourceKeepsGivingIt() throws {
+    let directory = try TemporaryDirectory()
+    let config = LayerTestSource("config", ["volume": 0.7])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(config)], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let settings = ServerSettings(backend: store)
+    let ((), first) = collectingDiagnostics { config.set(["volume": "loud"]) }
+    #expect(first.map(\.kind) == [.layerValueRejected])
+    let ((), again) = collectingDiagnostics {
+      config.set(["volume": "loud", "other": 1])
+      config.set(["volume": "loud", "other": 2])
+    }
+    #expect(again.isEmpty)
+    #expect(store.value(forKey: "other") == 2)
+    #expect(settings.volume == 0.7)
+    // Another bad value is reported; so is the first one once it comes back after a good one.
+    let ((), other) = collectingDiagnostics { config.set(["volume": "louder"]) }
+    #expect(
+      other.map(\.message) == [
+        "The config layer's new value louder for 'volume' can't be read as Double; the layer "
+          + "keeps its last value, 0.7"
+      ])
+    let ((), back) = collectingDiagnostics {
+      config.set(["volume": 0.7])
+      config.set(["volume": "loud"])
+    }
+    #expect(back.map(\.kind) == [.layerValueRejected])
+    #expect(settings.volume == 0.7)
   }
 
   @Test func aRefusedValueOfASecretLayerIsNotShownInTheDiagnostic() throws {

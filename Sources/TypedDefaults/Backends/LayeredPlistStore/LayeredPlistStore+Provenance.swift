@@ -85,7 +85,8 @@ extension LayeredPlistStore {
       }
     }
 
-    /// One line per layer, the winning one marked, and the pending next-launch change. `-` is a
+    /// One line per layer, the winning one marked, and the pending next-launch change, the values
+    /// in a column after the longest layer name (at least 11 characters wide). `-` is a
     /// layer that lacks the key; `(no file)` a read-only layer without a file; `<secret>` the
     /// value of a key a model declared secret:
     ///
@@ -103,8 +104,11 @@ extension LayeredPlistStore {
     /// `<secret>` for its value.
     public var description: String {
       var lines = [key]
+      // Names up to 11 characters (`environment`) keep the column where it always was; a longer
+      // one (`settingsBundle`) widens it rather than being cut.
+      let width = max(11, layers.map(\.description.count).max() ?? 0)
       for layer in layers {
-        let name = layer.description.padding(toLength: 11, withPad: " ", startingAt: 0)
+        let name = layer.description.padding(toLength: width, withPad: " ", startingAt: 0)
         let missing = layersWithoutFile.contains(layer) ? "(no file)" : "-"
         let shown = values[layer].map { self.shown($0, in: layer) } ?? missing
         let mark =
@@ -119,9 +123,10 @@ extension LayeredPlistStore {
           }
         lines.append("  \(name) \(shown)" + mark)
       }
+      let nextLaunch = "next launch".padding(toLength: width, withPad: " ", startingAt: 0)
       switch nextLaunchChange {
-      case .set(let value)?: lines.append("  next launch \(shown(value, in: .persistent))")
-      case .remove?: lines.append("  next launch (removed)")
+      case .set(let value)?: lines.append("  \(nextLaunch) \(shown(value, in: .persistent))")
+      case .remove?: lines.append("  \(nextLaunch) (removed)")
       case nil: break
       }
       return lines.joined(separator: "\n")

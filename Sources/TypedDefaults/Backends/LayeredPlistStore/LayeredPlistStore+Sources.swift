@@ -18,6 +18,9 @@ extension LayeredPlistStore {
     let reads = Locked(0)
     /// The reporter given to the source while the store watches.
     let reporter = Locked<LayerSourceReporter?>(nil)
+    /// The problems of the source's latest read, so that a reread records and reports only the
+    /// new ones.
+    let problems = Locked<[SettingsError]>([])
 
     init(index: Int, source: any LayerSource) {
       self.index = index
@@ -104,7 +107,14 @@ extension LayeredPlistStore {
       return false
     }
     let values = normalizingKeys(of: contents.values, layer: slot.layer)
-    for problem in contents.problems { record(unreadableShippedEntry: problem) }
+    // A problem the previous read had already is recorded and reported once, not on every read.
+    let known = slot.problems.withLock { known in
+      defer { known = contents.problems }
+      return Set(known)
+    }
+    for problem in contents.problems where !known.contains(problem) {
+      record(unreadableShippedEntry: problem)
+    }
     var rejections: [SettingsDiagnostic] = []
     let changed = changingState { state in
       guard state.appliedReads[slot.index, default: 0] < read else { return false }
@@ -117,7 +127,8 @@ extension LayeredPlistStore {
 
   /// Takes a source's new values into its layer, validated before they are applied: a key whose
   /// new value the type a model declared for it can't read (or whose text doesn't parse as that
-  /// type) keeps its last value in the layer, and a diagnostic is added to `rejections`.
+  /// type) keeps its last value in the layer, and a diagnostic is added to `rejections`, once
+  /// for as long as the source keeps giving that value.
   ///
   /// Called under the state lock.
   private func apply(
@@ -125,6 +136,11 @@ extension LayeredPlistStore {
     rejections: inout [SettingsDiagnostic]
   ) -> Bool {
     let index = slot.index
+    // A refusal is remembered while the source still gives that value, and forgotten once it
+    // gives another (or none), which is then judged, and reported, anew.
+    if let refused = state.refused[index] {
+      state.refused[index] = refused.filter { new[$0.key] == $0.value }
+    }
     let previous = slot.isText ? state.text[index] ?? [:] : state.layers[index]
     guard previous != new else { return false }
     var changed = false
@@ -146,10 +162,14 @@ extension LayeredPlistStore {
           }
         }
         if parseError != nil || !declared.reads(value) {
-          rejections.append(
-            rejection(
-              of: given, forKey: key, in: slot, declared: declared, parseError: parseError,
-              kept: state.layers[index][key]))
+          // Refused again (the source was reread for a change of another key): reported once.
+          if state.refused[index]?[key] != given {
+            state.refused[index, default: [:]][key] = given
+            rejections.append(
+              rejection(
+                of: given, forKey: key, in: slot, declared: declared, parseError: parseError,
+                kept: state.layers[index][key]))
+          }
           continue
         }
       }

@@ -41,6 +41,10 @@ extension LayeredPlistStore {
     /// For each source's layer, by position: the number of the latest read applied, so that a
     /// read that finished late never replaces a later one.
     var appliedReads: [Int: Int] = [:]
+    /// For each source's layer, by position: the value of each key the layer last refused (a new
+    /// value the declared type can't read), as the source gave it, so that reading the same bad
+    /// value again (the source reread for a change of another key) isn't reported again.
+    var refused: [Int: [String: PropertyListValue]] = [:]
 
     /// The size rule for `data.plist` (``EncodedSizeBudget``): its bounds are computed when the
     /// file is read (or at the first write), then kept up to date.

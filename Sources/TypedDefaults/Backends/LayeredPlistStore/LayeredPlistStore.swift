@@ -274,6 +274,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       values[slot.index] = entries
       if slot.isText { text[slot.index] = entries }
       unreadableShippedEntries += contents.problems
+      slot.problems.withLock { $0 = contents.problems }
       if !contents.isMissing { loaded.insert(slot.layer) }
     }
     self.layersLoadedFromDisk = loaded
