@@ -49,6 +49,12 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// (or a text that doesn't parse as it); the layer keeps the key's last value (see
     /// ``LayerSource``).
     public static let layerValueRejected = Kind(rawValue: "layerValueRejected")
+    /// A layer's source left out something that isn't a corrupt entry of a file.
+    ///
+    /// An environment variable or a command-line option naming no setting, a malformed argument,
+    /// two keys with one outside name: the error's code says which. The layer was read without
+    /// it; a corrupt entry of a file is a ``corruptFile``.
+    public static let layerSourceProblem = Kind(rawValue: "layerSourceProblem")
 
     /// The kind's identifier.
     public var description: String { rawValue }

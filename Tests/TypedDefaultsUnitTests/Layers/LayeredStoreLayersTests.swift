@@ -210,6 +210,20 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(store.value(forKey: "k") == 1)
   }
 
+  @Test func anUnknownEnvironmentVariableIsALayerSourceProblemNotACorruptFile() throws {
+    let directory = try TemporaryDirectory()
+    let environment = EnvironmentVariablesSource(
+      prefix: "DEMO", keys: ["volume"], environment: ["DEMO_VOLUME": "0.3", "DEMO_VOLUEM": "1"])
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(
+        persistentFile: directory.file("data.plist"),
+        layers: [.runtime, .source(environment), .persistent], options: Self.options)
+    }
+    #expect(store.value(forKey: "volume") == "0.3")
+    #expect(diagnostics.map(\.kind) == [.layerSourceProblem])
+    #expect(store.recoveredProblems.map(\.code) == [.unknownEnvironmentVariable])
+  }
+
   @Test func aSourcesEntriesLeftOutAreRecordedAndItsKeysNormalized() throws {
     final class PartlyReadable: LayerSource {
       let layer: LayeredPlistStore.Layer = "config"

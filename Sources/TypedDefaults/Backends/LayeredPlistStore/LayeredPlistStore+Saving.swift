@@ -179,13 +179,14 @@ extension LayeredPlistStore {
     recovery.report(backend: name)
   }
 
-  /// Records an entry of a delivered or bundled file that was left out.
+  /// Records a problem a layer's source reported: an entry of its file left out, an environment
+  /// variable or option naming no setting (``SettingsDiagnostic/Kind/layerSourceProblem``).
   func record(unreadableShippedEntry problem: SettingsError) {
     problems.withLock { $0.append(problem) }
     SettingsDiagnostics.report(
       SettingsDiagnostic(
-        kind: .corruptFile, key: problem.key, backend: name,
-        message: "\(problem); the layer was read without it"))
+        kind: problem.code == .corruptFile ? .corruptFile : .layerSourceProblem, key: problem.key,
+        backend: name, message: "\(problem); the layer was read without it"))
   }
 
   /// Records a delivered or bundled file that couldn't be read, opened as an empty layer
