@@ -73,6 +73,9 @@ enum WriteCommand: Command {
     }
     let action = try ValueParser.parse(arguments.rest(), key: key)
     let target = try domain.openForWriting()
+    if let source = target.forcingSource(ofKey: key) {
+      throw Failure.forced(key, by: source, verb: "write")
+    }
     if case .set(let value) = action {
       try target.setValue(value, forKey: key)
     } else {
