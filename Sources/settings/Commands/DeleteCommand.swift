@@ -17,7 +17,8 @@ enum DeleteCommand: Command {
     reveal the value JF-info.plist or Info.plist holds for it, and a key that only those
     read-only files hold can't be deleted (an error says which file holds it; deleting every
     key leaves those keys). When there is nothing to delete, nothing is written: a store
-    folder without data.plist doesn't get one.
+    folder without data.plist doesn't get one. A key a managed layer forces can't be deleted
+    (exit status 1, naming the key and the layer; deleting every key leaves it).
 
     Errors: a key the domain lacks:
       settings: The domain/default pair of (<domain>, <key>) does not exist

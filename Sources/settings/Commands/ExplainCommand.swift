@@ -17,9 +17,15 @@ enum ExplainCommand: Command {
         delivered   JF-info.plist  "https://jf.example.net"
         bundled     Info.plist     -
 
-    "-" is a layer without the key; "(no file)" a layer whose file isn't in the folder. (The
-    runtime layer, values an app sets for one run, is always empty in another process, and is
-    not shown.) A plist file or a suite has one layer, and explain says so:
+    Every layer the app's store recorded is listed, in its order, with where its values come
+    from (a file, a folder, $PREFIX_* for environment variables, read from the tool's own
+    environment). "-" is a layer without the key; "(no file)" a layer whose file isn't there;
+    "<secret>" the value of a layer holding secrets; "(not visible to the tool)" a layer the
+    tool can't open (the app's command-line arguments, a source of the app's own), where the
+    app may find a value the tool can't show. A managed layer's winning value is marked
+    "<- wins (managed: can't be changed)". (The runtime layer, values an app sets for one run,
+    is always empty in another process, and is not shown.) A plist file or a suite has one
+    layer, and explain says so:
 
       Theme
         file        /home/ada/config.plist  dark   <- wins (its only layer)

@@ -31,8 +31,10 @@ enum WatchCommand: Command {
 
     Each line is the key, its old and new value (one line, old-style plist syntax; "(none)" when
     it has no value), and for a store folder the layer the new value now comes from. For a store
-    folder, a change to data.plist, JF-info.plist or Info.plist (wherever --delivered and
-    --bundled put them) is seen. A file or folder that doesn't exist yet is fine: its changes
+    folder, a change to data.plist or to any layer the app's store recorded is seen: its
+    delivered and bundled files (wherever --delivered and --bundled put them), a mounted folder
+    (a Kubernetes ..data swap included), a managed file; a layer holding secrets shows <secret>
+    for both values. A file or folder that doesn't exist yet is fine: its changes
     are seen once it is created. A file that becomes unreadable is reported as a warning and the
     last values are kept.
 
