@@ -69,7 +69,13 @@ enum ExplainCommand: Command {
           layer != source
           ? ""
           : provenance.forcedBy == layer ? "   <- wins (\(layer): can't be changed)" : "   <- wins"
-        rows.append((layer.description, entry.label, shown, mark))
+        // A record's names and paths are bytes of a file: never terminal control sequences.
+        rows.append(
+          (
+            Output.escapingControlCharacters(layer.description),
+            Output.escapingControlCharacters(entry.label), shown,
+            Output.escapingControlCharacters(mark)
+          ))
       }
     case .file(let url):
       let value = try ReadCommand.value(of: key, in: domain)

@@ -168,7 +168,7 @@ private final class ChangePrinter: Sendable {
       + (wasSecret && old != nil ? placeholder : Self.render(old)) + " -> "
       + (isSecret ? placeholder : Self.render(change.newValue))
     if showsLayer, change.newValue != nil, let layer = store.layer(forKey: change.key) {
-      line += " [\(layer)]"
+      line += " [\(Output.escapingControlCharacters(layer.name))]"
     }
     do {
       try Output.write(line + "\n")
