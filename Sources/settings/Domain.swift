@@ -22,9 +22,10 @@ struct Domain {
   enum Kind {
     /// A property-list file (XML, binary or OpenStep), read and written whole.
     case file(URL)
-    /// A folder holding a layered store: `data.plist` (persistent, read-write), and the delivered
-    /// and bundled files (read-only) the store recorded, or `--delivered` or `--bundled` named,
-    /// or else `JF-info.plist` and `Info.plist` in the folder if present.
+    /// A folder holding a layered store: `data.plist` (persistent, read-write), and the
+    /// read-only layers the app's store recorded (files, folders, managed settings, environment
+    /// variables), with the files `--delivered` or `--bundled` name in place of those layers', or
+    /// else `JF-info.plist` and `Info.plist` in the folder if present.
     case layered(LayeredFiles)
     /// A `UserDefaults` suite.
     case suite(String)
@@ -41,7 +42,7 @@ struct Domain {
     case defaults
   }
 
-  /// A layered store's three files.
+  /// A layered store folder's layers, as the tool opens them.
   struct LayeredFiles {
     /// The files' names inside the store folder, unless the store's record, `--delivered` or
     /// `--bundled` says otherwise.
@@ -49,20 +50,35 @@ struct Domain {
     static let deliveredName = "JF-info.plist"
     static let bundledName = "Info.plist"
 
+    /// One layer of the store, highest first.
+    struct StoreLayer {
+      /// The layer, named as the app's store names it.
+      let layer: LayeredPlistStore.Layer
+      /// How the tool opens it, or `nil` if the tool can't (the app's command-line arguments, a
+      /// source of the app's own): the layer is "not visible to the tool".
+      let definition: LayeredPlistStore.LayerDefinition?
+      /// How output names where its values come from: a file's name in the folder, or its path
+      /// elsewhere; a folder's path; `$PREFIX_*` for environment variables; `-` for none.
+      let label: String
+      /// The property-list file the layer reads, checked before the store is opened.
+      let file: URL?
+    }
+
     let folder: URL
     let persistent: URL
-    /// The delivered layer's file; `nil` when the store's record says it has none.
-    let delivered: URL?
-    /// The bundled layer's file; `nil` when the store's record says it has none.
-    let bundled: URL?
-    /// How output names each file: its name in the folder, or its path elsewhere.
+    /// The layers, highest priority first: those the app's store recorded
+    /// (`data.plist.layers`), else runtime, persistent, delivered and bundled, with
+    /// `--delivered` and `--bundled` in place of those two.
+    let layers: [StoreLayer]
+    /// Whether the app's store recorded its layers in the folder.
+    let isRecorded: Bool
+    /// How output names `data.plist`.
     let persistentLabel = persistentName
-    let deliveredLabel: String
-    let bundledLabel: String
 
-    /// The files of the store in `folder`: each read-only file is the one `options` names, else
-    /// the one the store recorded (`data.plist.layers`, written by the app's store as it opens),
-    /// else the file of the standard name in the folder.
+    /// The layers of the store in `folder`: those the store recorded (`data.plist.layers`,
+    /// written by the app's store as it opens), each opened as the app opens it, else the
+    /// standard files in the folder; a read-only file `options` names replaces the delivered or
+    /// bundled layer's.
     ///
     /// - Throws: The library's error for a record that can't be read.
     init(folder: URL, options: LayerFileOptions) throws(Failure) {
@@ -70,26 +86,88 @@ struct Domain {
       persistent = folder.appendingPathComponent(Self.persistentName)
       let persistent = persistent
       let recorded = try Failure.fromLibrary { () throws(SettingsError) in
-        try LayeredPlistStore.recordedLayerFiles(ofPersistentFile: persistent)
+        try LayeredPlistStore.recordedLayers(ofPersistentFile: persistent)
       }
-      func file(_ option: String?, recorded: URL??, name: String) -> (URL?, String) {
-        if let option { return (URL(fileURLWithPath: option), option) }
-        if let recorded { return (recorded, recorded?.path ?? "-") }
-        return (folder.appendingPathComponent(name), name)
+      isRecorded = recorded != nil
+      var layers: [StoreLayer]
+      if let recorded {
+        layers = recorded.map(Self.storeLayer)
+      } else {
+        layers = [
+          StoreLayer(layer: .runtime, definition: .runtime, label: "-", file: nil),
+          StoreLayer(
+            layer: .persistent, definition: .persistent, label: Self.persistentName, file: nil),
+        ]
+        for (layer, name) in [
+          (LayeredPlistStore.Layer.delivered, Self.deliveredName), (.bundled, Self.bundledName),
+        ] {
+          let file = folder.appendingPathComponent(name)
+          layers.append(
+            StoreLayer(
+              layer: layer, definition: Self.definition(layer, file), label: name, file: file))
+        }
       }
-      (delivered, deliveredLabel) = file(
-        options.delivered, recorded: recorded.map(\.delivered), name: Self.deliveredName)
-      (bundled, bundledLabel) = file(
-        options.bundled, recorded: recorded.map(\.bundled), name: Self.bundledName)
+      for (layer, option) in [
+        (LayeredPlistStore.Layer.delivered, options.delivered), (.bundled, options.bundled),
+      ] {
+        guard let option else { continue }
+        let file = URL(fileURLWithPath: option)
+        let replacement = StoreLayer(
+          layer: layer, definition: Self.definition(layer, file), label: option, file: file)
+        if let index = layers.firstIndex(where: { $0.layer == layer }) {
+          layers[index] = replacement
+        } else {
+          // Where the standard order puts it: delivered above settingsBundle and bundled,
+          // bundled last.
+          let below: [LayeredPlistStore.Layer] =
+            layer == .delivered ? [.settingsBundle, .bundled] : []
+          let index = layers.firstIndex { below.contains($0.layer) } ?? layers.endIndex
+          layers.insert(replacement, at: index)
+        }
+      }
+      self.layers = layers
     }
 
-    /// The label of a read-only layer's file.
-    func label(of layer: LayeredPlistStore.Layer) -> String {
-      switch layer {
-      case .delivered: deliveredLabel
-      case .bundled: bundledLabel
-      default: persistentLabel
+    private static func definition(
+      _ layer: LayeredPlistStore.Layer, _ file: URL
+    ) -> LayeredPlistStore.LayerDefinition {
+      layer == .delivered ? .delivered(file) : .bundled(file)
+    }
+
+    /// A recorded layer as the tool opens it and names it.
+    private static func storeLayer(_ recorded: LayeredPlistStore.RecordedLayer) -> StoreLayer {
+      let definition = LayeredPlistStore.LayerDefinition(recorded: recorded)
+      let label: String
+      var file: URL?
+      switch recorded.source {
+      case .propertyListFile(let path)?:
+        label = path
+        file = URL(fileURLWithPath: path)
+      case .directory(let path, _)?, .managed(let path, _)?, .settingsBundle(let path)?:
+        label = path
+      case .environment(let prefix, _)?:
+        label = "$\(prefix)*"
+      case nil:
+        label = recorded.layer == .persistent ? persistentName : "-"
       }
+      return StoreLayer(layer: recorded.layer, definition: definition, label: label, file: file)
+    }
+
+    /// The layers the tool opens, in order.
+    var definitions: [LayeredPlistStore.LayerDefinition] { layers.compactMap(\.definition) }
+
+    /// The property-list files of the persistent and read-only file layers, checked before the
+    /// store is opened.
+    var files: [URL] { [persistent] + layers.compactMap(\.file) }
+
+    /// The layers the tool can't open, by name: `arguments`.
+    var invisibleLayers: [LayeredPlistStore.Layer] {
+      layers.filter { $0.definition == nil }.map(\.layer)
+    }
+
+    /// The label of a layer (see ``StoreLayer/label``).
+    func label(of layer: LayeredPlistStore.Layer) -> String {
+      layers.first { $0.layer == layer }?.label ?? "-"
     }
 
     /// Whether the folder holds a store: its `data.plist`, or the record a store opened there

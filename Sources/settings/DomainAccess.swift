@@ -12,27 +12,42 @@ extension Domain {
   /// The domain's root value: a file's root, whatever its type, or the dictionary of a store or
   /// suite (the merged view of a layered store's layers).
   ///
+  /// - Parameter hidingSecrets: Whether a value a secret layer gives is `<secret>` (see
+  ///   ``readValues(hidingSecrets:)``).
   /// - Returns: The root, or `nil` if the domain doesn't exist.
-  func readRoot() throws(Failure) -> PropertyListValue? {
+  /// - Throws: What ``readValues(hidingSecrets:)`` throws.
+  func readRoot(hidingSecrets: Bool = false) throws(Failure) -> PropertyListValue? {
     if case .file(let url) = kind {
       let file = PropertyListFile(url: url)
       return try Failure.fromLibrary { () throws(SettingsError) in try file.read() }?.root
     }
-    return try readValues().map(PropertyListValue.dictionary)
+    return try readValues(hidingSecrets: hidingSecrets).map(PropertyListValue.dictionary)
   }
 
   /// The domain's keys and values (for a layered store, the merged view of its layers).
   ///
+  /// - Parameter hidingSecrets: Whether, in a layered store, a value that comes from a layer
+  ///   holding secrets (a `DirectorySource` of a Secret mount) is the string `<secret>`, as the
+  ///   library's `explain` shows it: what `read` prints. `export` copies the values as they are.
   /// - Returns: The values, or `nil` if the domain doesn't exist.
   /// - Throws: The library's error for a file that can't be read or whose root isn't a
   ///   dictionary.
-  func readValues() throws(Failure) -> [String: PropertyListValue]? {
+  func readValues(hidingSecrets: Bool = false) throws(Failure) -> [String: PropertyListValue]? {
     switch kind {
     case .file(let url):
       return try Self.readDictionary(url)
     case .layered:
       guard let store = try openLayeredStore() else { return nil }
-      return store.dictionaryRepresentation()
+      var values = store.dictionaryRepresentation()
+      if hidingSecrets {
+        for key in values.keys {
+          let provenance = store.explain(key)
+          if let source = provenance.source, provenance.hidesValue(in: source) {
+            values[key] = .string(LayeredPlistStore.Provenance.secretPlaceholder)
+          }
+        }
+      }
+      return values
     case .unresolved:
       return nil
     case .suite(let suite):
@@ -43,23 +58,25 @@ extension Domain {
     }
   }
 
-  /// Whether the domain exists: its file does, or for a layered store, any of its files.
+  /// Whether the domain exists: its file does, or for a layered store, the app's record of its
+  /// layers or any of its files.
   func exists() throws(Failure) -> Bool {
     try readValues() != nil
   }
 
-  /// Opens a layered store folder's store, after checking its files read.
+  /// Opens a layered store folder's store with every layer the tool can open, after checking its
+  /// property-list files read.
   ///
-  /// - Returns: The store, or `nil` if the folder holds none of its three files.
+  /// - Returns: The store, or `nil` if the folder holds no record of the app's layers and none
+  ///   of its files.
   func openLayeredStore() throws(Failure) -> LayeredPlistStore? {
     guard case .layered(let files) = kind else { return nil }
-    var found = false
-    for file in [files.persistent, files.delivered, files.bundled].compactMap({ $0 }) {
+    var found = files.isRecorded
+    for file in files.files {
       if try Self.readDictionary(file) != nil { found = true }
     }
     guard found else { return nil }
-    return try Self.openStore(
-      persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
+    return try Self.openStore(files)
   }
 
   /// Opens the domain for writing: the store or suite that `write`, `delete` and `import` change.
@@ -71,15 +88,13 @@ extension Domain {
     case .file(let url):
       try Self.checkNoKeyedArchiverUIDs(url)
       return StoreDomain(
-        store: try Self.openStore(persistent: url, delivered: nil, bundled: nil), files: nil)
+        store: try Self.openStore(persistent: url, layers: [.runtime, .persistent]), files: nil)
     case .layered(let files):
-      for file in [files.persistent, files.delivered, files.bundled].compactMap({ $0 }) {
+      for file in files.files {
         _ = try Self.readDictionary(file)
       }
       try Self.createStoreFolder(files.folder)
-      let store = try Self.openStore(
-        persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
-      return StoreDomain(store: store, files: files)
+      return StoreDomain(store: try Self.openStore(files), files: files)
     case .suite(let suite):
       // No lock or folder of the tool's own: on Linux, UserDefaultsBackend saves the suite file
       // itself, atomically, under `flock` on `<suite file>.lock`, merging with other processes by
@@ -149,18 +164,22 @@ extension Domain {
     }
   }
 
-  /// Opens a store that saves only when asked (`save()`), never at exit, and never moves a
-  /// corrupt file aside.
-  private static func openStore(
+  /// Opens a store folder's store with the layers the tool can open (see
+  /// ``openStore(persistent:layers:)``).
+  static func openStore(_ files: LayeredFiles) throws(Failure) -> LayeredPlistStore {
+    try openStore(persistent: files.persistent, layers: files.definitions)
+  }
+
+  /// Opens a store that saves only when asked (`save()`), never at exit, never moves a corrupt
+  /// file aside, and never rewrites the app's record of its layers.
+  static func openStore(
     persistent: URL,
-    delivered: URL?,
-    bundled: URL?
+    layers: [LayeredPlistStore.LayerDefinition]
   ) throws(Failure) -> LayeredPlistStore {
     try Failure.fromLibrary { () throws(SettingsError) in
       try LayeredPlistStore(
         persistentFile: persistent,
-        deliveredFile: delivered,
-        bundledFile: bundled,
+        layers: layers,
         // A corrupt file is an error to report, never moved: the tool only inspects and edits.
         // The app's record of its layers is the app's to write, not the tool's.
         options: .init(

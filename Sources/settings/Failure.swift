@@ -35,8 +35,35 @@ struct Failure: Error {
   }
 
   /// `defaults`' message for a key a domain doesn't hold.
-  static func missingKey(_ key: String, in domain: Domain) -> Failure {
-    Failure("The domain/default pair of (\(domain.name), \(key)) does not exist")
+  ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - domain: The domain, as typed.
+  ///   - invisibleLayers: The layers of a store folder the tool can't open, which the message
+  ///     names, since the app may find the key there.
+  /// - Returns: The failure.
+  static func missingKey(
+    _ key: String, in domain: Domain, invisibleLayers: [LayeredPlistStore.Layer] = []
+  ) -> Failure {
+    let unseen =
+      invisibleLayers.isEmpty
+      ? ""
+      : " in the layers the tool can see (not visible to it: "
+        + invisibleLayers.map(\.name).joined(separator: ", ") + ")"
+    return Failure("The domain/default pair of (\(domain.name), \(key)) does not exist" + unseen)
+  }
+
+  /// A write or delete of a key a managed layer forces: nothing was changed.
+  ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - source: The forcing layer, as `the managed layer (/etc/app/managed.plist)`.
+  ///   - verb: `write` or `delete`.
+  /// - Returns: The failure, naming the key and the layer.
+  static func forced(_ key: String, by source: String, verb: String) -> Failure {
+    Failure(
+      "Cannot \(verb) '\(key)': its value is forced by \(source), which can't be overridden; "
+        + "nothing was changed")
   }
 
   /// `defaults`' message for a domain that doesn't exist; for a store folder, what's missing;
@@ -44,10 +71,11 @@ struct Failure: Error {
   static func missingDomain(_ domain: Domain) -> Failure {
     switch domain.kind {
     case .layered(let files):
+      let readOnly = files.layers.filter { $0.file != nil }.map(\.label)
+      let others = readOnly.isEmpty ? "" : ", and no " + readOnly.joined(separator: " or ")
       return Failure(
         "Domain \(domain.name) does not exist (there is no \(files.persistentLabel) in the "
-          + "folder, and no \([files.deliveredLabel, files.bundledLabel].filter { $0 != "-" }.joined(separator: " or ")))"
-      )
+          + "folder\(others))")
     case .suite(let suite):
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: suite, isDirectory: &isDirectory) else {

@@ -47,7 +47,9 @@ enum HelpText {
 
       Secrets: values print as they are stored, those an app declares secret: true included.
       The tool runs without the app's models, so nothing tells it which keys are secret; it reads
-      only files you can already read (a store's files are yours alone, mode 0600).
+      only files you can already read (a store's files are yours alone, mode 0600). But a store
+      folder's layer the app marks as holding secrets (a Secret mount) shows <secret> for its
+      values in read, explain and watch; export copies them as they are.
 
       Differences from defaults: no -g, -app or -currentHost; read needs a domain; import merges
       rather than replaces; containers in a dictionary are indented evenly (defaults prints
@@ -65,14 +67,18 @@ enum HelpText {
       a layered store        a folder, named by a path (./store, /var/lib/app; a path ending
                              in '/' must be an existing folder): data.plist in it is the
                              persistent layer (read-write; created by the first write). The
-                             read-only layers are the files the app's store recorded in
-                             data.plist.layers as it opened (its delivered and bundled files,
-                             wherever they are), else JF-info.plist (delivered) and
-                             Info.plist (bundled) in the folder, if present; --delivered FILE
-                             and --bundled FILE before the domain override either, as in
+                             read-only layers are those the app's store recorded in
+                             data.plist.layers as it opened, in its order: its delivered and
+                             bundled files wherever they are, mounted folders, a managed file
+                             (its keys can't be written), environment variables (read from
+                             the tool's own environment, with the app's prefix and keys); a
+                             layer the tool can't open (the app's command-line arguments) is
+                             shown by explain as not visible. Without a record: JF-info.plist
+                             (delivered) and Info.plist (bundled) in the folder, if present.
+                             --delivered FILE and --bundled FILE before the domain replace
+                             either, as in
                              settings explain --bundled /opt/app/Info.plist ./store Key
-                             A read returns the value of the highest layer holding the key:
-                             persistent, then delivered, then bundled.
+                             A read returns the value of the highest layer holding the key.
       an app's identifier    any other name, such as com.example.app (not one that is only
                              whitespace or starts with '-'): the store the app keeps under it,
                              found as the app finds it:

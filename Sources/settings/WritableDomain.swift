@@ -11,6 +11,9 @@ protocol WritableDomain {
   /// Where a key's value comes from, if no write to this domain can remove it (a read-only
   /// layer); `nil` otherwise.
   func readOnlySource(ofKey key: String) -> String?
+  /// The layer that forces a key's value (managed settings), so that no write or delete of it
+  /// is possible, as `the managed layer (/etc/app/managed.plist)`; `nil` if none does.
+  func forcingSource(ofKey key: String) -> String?
   /// Stores a value, or removes the key when `value` is `nil`.
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure)
   /// Stores a value computed from the key's current value (what `read` shows), as one step no
@@ -40,19 +43,46 @@ struct StoreDomain: WritableDomain {
   func readOnlySource(ofKey key: String) -> String? {
     guard ownValue(forKey: key) == nil, let layer = store.layer(forKey: key), !layer.isWritable
     else { return nil }
-    return "the \(layer) layer (\(files?.label(of: layer) ?? "read-only"))"
+    return describe(layer)
+  }
+
+  func forcingSource(ofKey key: String) -> String? {
+    guard store.isForced(forKey: key), let layer = store.explain(key).forcedBy else { return nil }
+    return describe(layer)
+  }
+
+  /// A layer as messages name it: `the bundled layer (Info.plist)`.
+  private func describe(_ layer: LayeredPlistStore.Layer) -> String {
+    "the \(layer) layer (\(files?.label(of: layer) ?? "read-only"))"
   }
 
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {
-    try Failure.fromLibrary { () throws(SettingsError) in try store.setValue(value, forKey: key) }
+    do {
+      try withStandardErrorSilenced { () throws(SettingsError) in
+        try store.setValue(value, forKey: key)
+      }
+    } catch {
+      throw forcedFailure(error, key: key) ?? Failure(error)
+    }
+  }
+
+  /// The message for a write the library refused because a managed layer forces the key
+  /// (``SettingsError/Code/forcedValue``): it names the key and the layer's file; `nil` for any
+  /// other error.
+  private func forcedFailure(_ error: SettingsError, key: String) -> Failure? {
+    guard error.code == .forcedValue, let source = forcingSource(ofKey: error.key ?? key) else {
+      return nil
+    }
+    return Failure.forced(error.key ?? key, by: source, verb: "write")
   }
 
   func update(
     forKey key: String,
     _ transform: (PropertyListValue?) throws(Failure) -> PropertyListValue
   ) throws(Failure) {
-    // What a read-only layer holds shows through when data.plist lacks the key.
-    let lower = store.value(forKey: key, in: .delivered) ?? store.value(forKey: key, in: .bundled)
+    // What a read-only layer below data.plist holds shows through when data.plist lacks the key.
+    let below = store.layers.drop { $0 != .persistent }.dropFirst()
+    let lower = below.lazy.compactMap { store.value(forKey: key, in: $0) }.first
     var failure: Failure?
     do {
       _ = try withStandardErrorSilenced { () throws(SettingsError) in
@@ -66,7 +96,7 @@ struct StoreDomain: WritableDomain {
         }
       }
     } catch {
-      throw failure ?? Failure(error)
+      throw failure ?? forcedFailure(error, key: key) ?? Failure(error)
     }
   }
 
@@ -86,6 +116,8 @@ struct SuiteDomain: WritableDomain {
   func ownValue(forKey key: String) -> PropertyListValue? { values[key] }
 
   func readOnlySource(ofKey key: String) -> String? { nil }
+
+  func forcingSource(ofKey key: String) -> String? { nil }
 
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(Failure) {
     try Failure.fromLibrary { () throws(SettingsError) in try backend.setValue(value, forKey: key) }

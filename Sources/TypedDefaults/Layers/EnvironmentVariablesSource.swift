@@ -91,8 +91,15 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
   /// `true`: every value is an environment variable's text.
   public var valuesAreText: Bool { true }
 
-  /// ``RecordedLayerSource/environment(prefix:)`` with the source's prefix.
-  public var recordedSource: RecordedLayerSource? { .environment(prefix: prefix) }
+  /// The keys the source was made with, sorted, or `nil` for a source made without keys.
+  private let declaredKeys: [String]?
+
+  /// ``RecordedLayerSource/environment(prefix:keys:)`` with the source's prefix and the keys it
+  /// was made with (sorted; `nil` for a source made without keys), so that a tool opening the
+  /// store's folder maps variables to keys as this source does.
+  public var recordedSource: RecordedLayerSource? {
+    .environment(prefix: prefix, keys: declaredKeys)
+  }
 
   /// The variables of `keys`, with a prefix, from an environment.
   ///
@@ -111,9 +118,11 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     let prefix = Self.normalized(prefix)
     self.prefix = prefix
     self.layer = layer
+    let declaredKeys = Set(keys).sorted()
+    self.declaredKeys = declaredKeys
     var problems: [SettingsError] = []
     var keysByVariable: [String: [String]] = [:]
-    for key in Set(keys).sorted() {
+    for key in declaredKeys {
       guard let name = KeyWords.upperSnakeCase(key) else {
         problems.append(
           SettingsError(
@@ -172,6 +181,7 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     let prefix = Self.normalized(prefix)
     self.prefix = prefix
     self.layer = layer
+    self.declaredKeys = nil
     self.variableNames = [:]
     var values: [String: PropertyListValue] = [:]
     var problems: [SettingsError] = []

@@ -168,10 +168,12 @@ public final class ManagedSettingsSource: LayerSource {
     stopWatching()
   }
 
-  /// `.managed(path:)` naming the file, or `nil` for the managed app configuration.
+  /// ``RecordedLayerSource/managed(path:trustedOwner:)`` naming the file and the trusted owner,
+  /// so that a tool opening the store's folder trusts the file as this source does; `nil` for
+  /// the managed app configuration, which only the app's own process can read.
   public var recordedSource: RecordedLayerSource? {
     guard case .file(let url) = origin else { return nil }
-    return .managed(path: url.path)
+    return .managed(path: url.path, trustedOwner: UInt32(trustedOwner))
   }
 
   // MARK: - Reading

@@ -17,7 +17,8 @@ enum DeleteCommand: Command {
     reveal the value JF-info.plist or Info.plist holds for it, and a key that only those
     read-only files hold can't be deleted (an error says which file holds it; deleting every
     key leaves those keys). When there is nothing to delete, nothing is written: a store
-    folder without data.plist doesn't get one.
+    folder without data.plist doesn't get one. A key a managed layer forces can't be deleted
+    (exit status 1, naming the key and the layer; deleting every key leaves it).
 
     Errors: a key the domain lacks:
       settings: The domain/default pair of (<domain>, <key>) does not exist
@@ -36,6 +37,9 @@ enum DeleteCommand: Command {
     guard try domain.exists() else { throw Failure.missingDomain(domain) }
     let target = try domain.openForWriting()
     if let key {
+      if let source = target.forcingSource(ofKey: key) {
+        throw Failure.forced(key, by: source, verb: "delete")
+      }
       guard target.ownValue(forKey: key) != nil else {
         if let source = target.readOnlySource(ofKey: key) {
           throw Failure(
@@ -46,7 +50,10 @@ enum DeleteCommand: Command {
       }
       try target.setValue(nil, forKey: key)
     } else {
-      let keys = target.values.keys.filter { target.ownValue(forKey: $0) != nil }
+      // A key a managed layer forces can't be removed: it stays, as read-only layers' keys do.
+      let keys = target.values.keys.filter {
+        target.ownValue(forKey: $0) != nil && target.forcingSource(ofKey: $0) == nil
+      }
       // Nothing to delete (an empty domain, or a store folder whose values all come from its
       // read-only files): nothing is saved, so no data.plist is created.
       guard !keys.isEmpty else { return }

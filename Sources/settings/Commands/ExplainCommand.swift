@@ -17,9 +17,15 @@ enum ExplainCommand: Command {
         delivered   JF-info.plist  "https://jf.example.net"
         bundled     Info.plist     -
 
-    "-" is a layer without the key; "(no file)" a layer whose file isn't in the folder. (The
-    runtime layer, values an app sets for one run, is always empty in another process, and is
-    not shown.) A plist file or a suite has one layer, and explain says so:
+    Every layer the app's store recorded is listed, in its order, with where its values come
+    from (a file, a folder, $PREFIX_* for environment variables, read from the tool's own
+    environment). "-" is a layer without the key; "(no file)" a layer whose file isn't there;
+    "<secret>" the value of a layer holding secrets; "(not visible to the tool)" a layer the
+    tool can't open (the app's command-line arguments, a source of the app's own), where the
+    app may find a value the tool can't show. A managed layer's winning value is marked
+    "<- wins (managed: can't be changed)". (The runtime layer, values an app sets for one run,
+    is always empty in another process, and is not shown.) A plist file or a suite has one
+    layer, and explain says so:
 
       Theme
         file        /home/ada/config.plist  dark   <- wins (its only layer)
@@ -37,37 +43,60 @@ enum ExplainCommand: Command {
     let domain = try arguments.domain()
     let key = try arguments.required("key")
     try arguments.finish()
-    var rows: [(layer: String, file: String, value: String, wins: Bool)] = []
+    var rows: [(layer: String, file: String, value: String, mark: String)] = []
     switch domain.kind {
     case .layered(let files):
       guard let store = try domain.openLayeredStore() else { throw Failure.missingDomain(domain) }
       let provenance = store.explain(key)
-      guard let source = provenance.source else { throw Failure.missingKey(key, in: domain) }
-      for layer in [LayeredPlistStore.Layer.persistent, .delivered, .bundled] {
+      guard let source = provenance.source else {
+        throw Failure.missingKey(key, in: domain, invisibleLayers: files.invisibleLayers)
+      }
+      // The runtime layer is this process's own, always empty here.
+      for entry in files.layers where entry.layer != .runtime {
+        let layer = entry.layer
         let shown: String
-        if let value = provenance.values[layer] {
-          shown = OldStylePlist.inline(value)
+        if entry.definition == nil {
+          shown = "(not visible to the tool)"
+        } else if let value = provenance.values[layer] {
+          shown =
+            provenance.hidesValue(in: layer)
+            ? LayeredPlistStore.Provenance.secretPlaceholder
+            : OldStylePlist.inline(value)
         } else {
           shown = store.layersLoadedFromDisk.contains(layer) ? "-" : "(no file)"
         }
-        rows.append((layer.description, files.label(of: layer), shown, layer == source))
+        let mark =
+          layer != source
+          ? ""
+          : provenance.forcedBy == layer ? "   <- wins (\(layer): can't be changed)" : "   <- wins"
+        // A record's names and paths are bytes of a file: never terminal control sequences.
+        rows.append(
+          (
+            Output.escapingControlCharacters(layer.description),
+            Output.escapingControlCharacters(entry.label), shown,
+            Output.escapingControlCharacters(mark)
+          ))
       }
     case .file(let url):
       let value = try ReadCommand.value(of: key, in: domain)
-      rows.append(("file", url.path, OldStylePlist.inline(value), true))
+      rows.append(("file", url.path, OldStylePlist.inline(value), "   <- wins (its only layer)"))
     case .suite(let suite):
       let value = try ReadCommand.value(of: key, in: domain)
-      rows.append(("suite", Domain.suiteFile(suite).path, OldStylePlist.inline(value), true))
+      rows.append(
+        (
+          "suite", Domain.suiteFile(suite).path, OldStylePlist.inline(value),
+          "   <- wins (its only layer)"
+        ))
     case .unresolved:
       throw Failure.missingDomain(domain)
     }
-    let onlyLayer = rows.count == 1 ? " (its only layer)" : ""
+    let layerWidth = max(11, (rows.map(\.layer.count).max() ?? 0) + 1)
     let fileWidth = rows.map(\.file.count).max() ?? 0
     var text = key + "\n"
     for row in rows {
-      let line =
-        "  " + row.layer.padded(to: 11) + " " + row.file.padded(to: fileWidth) + "  " + row.value
-      text += line + (row.wins ? "   <- wins" + onlyLayer : "") + "\n"
+      text +=
+        "  " + row.layer.padded(to: layerWidth) + " " + row.file.padded(to: fileWidth) + "  "
+        + row.value + row.mark + "\n"
     }
     try Output.write(text)
   }

@@ -55,21 +55,38 @@ enum ReadCommand: Command {
     let key = arguments.next()
     try arguments.finish()
     guard let key else {
-      guard let root = try domain.readRoot() else { throw Failure.missingDomain(domain) }
+      guard let root = try domain.readRoot(hidingSecrets: true) else {
+        throw Failure.missingDomain(domain)
+      }
       return try Output.write(OldStylePlist.render(root) + "\n")
     }
     // As it is, but for control characters: a stored escape sequence never reaches the terminal.
-    let rendered = OldStylePlist.render(try value(of: key, in: domain))
+    let rendered = OldStylePlist.render(try value(of: key, in: domain, hidingSecrets: true))
     try Output.write(Output.escapingControlCharacters(rendered, keepingLinesAndTabs: true) + "\n")
   }
 
   /// A key's value in a domain (for a layered store, the value that wins).
   ///
+  /// - Parameters:
+  ///   - key: The key.
+  ///   - domain: The domain.
+  ///   - hidingSecrets: Whether a value a secret layer gives is `<secret>` (see
+  ///     ``Domain/readValues(hidingSecrets:)``).
+  /// - Returns: The value.
   /// - Throws: "Domain … does not exist" if the domain doesn't (where `defaults` would blame
   ///   the key), else `defaults`' message if the key doesn't.
-  static func value(of key: String, in domain: Domain) throws(Failure) -> PropertyListValue {
-    guard let values = try domain.readValues() else { throw Failure.missingDomain(domain) }
-    guard let value = values[key] else { throw Failure.missingKey(key, in: domain) }
+  static func value(
+    of key: String, in domain: Domain, hidingSecrets: Bool = false
+  ) throws(Failure) -> PropertyListValue {
+    guard let values = try domain.readValues(hidingSecrets: hidingSecrets) else {
+      throw Failure.missingDomain(domain)
+    }
+    guard let value = values[key] else {
+      guard case .layered(let files) = domain.kind else {
+        throw Failure.missingKey(key, in: domain)
+      }
+      throw Failure.missingKey(key, in: domain, invisibleLayers: files.invisibleLayers)
+    }
     return value
   }
 }

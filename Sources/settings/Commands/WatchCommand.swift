@@ -31,8 +31,10 @@ enum WatchCommand: Command {
 
     Each line is the key, its old and new value (one line, old-style plist syntax; "(none)" when
     it has no value), and for a store folder the layer the new value now comes from. For a store
-    folder, a change to data.plist, JF-info.plist or Info.plist (wherever --delivered and
-    --bundled put them) is seen. A file or folder that doesn't exist yet is fine: its changes
+    folder, a change to data.plist or to any layer the app's store recorded is seen: its
+    delivered and bundled files (wherever --delivered and --bundled put them), a mounted folder
+    (a Kubernetes ..data swap included), a managed file; a layer holding secrets shows <secret>
+    for both values. A file or folder that doesn't exist yet is fine: its changes
     are seen once it is created. A file that becomes unreadable is reported as a warning and the
     last values are kept.
 
@@ -70,13 +72,12 @@ enum WatchCommand: Command {
             + "file or a store folder")
       #else
         // The suite's file, read as a plain property-list file: never saved, never moved.
-        store = try open(persistent: Domain.suiteFile(suite), delivered: nil, bundled: nil)
+        store = try open(persistent: Domain.suiteFile(suite))
       #endif
     case .file(let url):
-      store = try open(persistent: url, delivered: nil, bundled: nil)
+      store = try open(persistent: url)
     case .layered(let files):
-      store = try open(
-        persistent: files.persistent, delivered: files.delivered, bundled: files.bundled)
+      store = try open(files)
       layered = true
     case .unresolved:
       throw Failure.usage(
@@ -97,45 +98,77 @@ enum WatchCommand: Command {
     }
   }
 
-  /// Opens a store that never saves and never moves a file, after checking its files read.
-  private static func open(
-    persistent: URL, delivered: URL?, bundled: URL?
-  ) throws(Failure) -> LayeredPlistStore {
+  /// Opens a plist file (or a suite's file) as a store that never saves and never moves a file,
+  /// after checking it reads.
+  private static func open(persistent: URL) throws(Failure) -> LayeredPlistStore {
+    try check([persistent])
+    return try Domain.openStore(persistent: persistent, layers: [.runtime, .persistent])
+  }
+
+  /// Opens a store folder's store with every layer the tool can open (its sources watched with
+  /// it), after checking its property-list files read.
+  private static func open(_ files: Domain.LayeredFiles) throws(Failure) -> LayeredPlistStore {
+    try check(files.files)
+    return try Domain.openStore(files)
+  }
+
+  private static func check(_ files: [URL]) throws(Failure) {
     try Failure.fromLibrary { () throws(SettingsError) in
-      for file in [persistent, delivered, bundled].compactMap({ $0 }) {
+      for file in files {
         _ = try PropertyListFile(url: file).readDictionary()
       }
-      return try LayeredPlistStore(
-        persistentFile: persistent, deliveredFile: delivered, bundledFile: bundled,
-        options: .init(
-          autosave: .manual, savesAtExit: false, movesCorruptFileAside: false,
-          recordsLayerFiles: false))
     }
   }
 }
 
 /// Prints changes, one line each, remembering each key's last value to show the old one.
-// @unchecked Sendable: `values` is only read and written while `lock` is held.
-private final class ChangePrinter: @unchecked Sendable {
+///
+/// A value that comes from a layer holding secrets prints as `<secret>`, as `explain` shows it;
+/// so does the old value of a key whose last value came from one.
+private final class ChangePrinter: Sendable {
+  /// Each key's last value, and the keys whose last value was secret.
+  private struct Shown {
+    var values: [String: PropertyListValue]
+    var secretKeys: Set<String>
+  }
+
   private let store: LayeredPlistStore
   private let showsLayer: Bool
-  private let lock = NSLock()
-  private var values: [String: PropertyListValue]
+  private let shown: Locked<Shown>
 
   init(store: LayeredPlistStore, showsLayer: Bool) {
     self.store = store
     self.showsLayer = showsLayer
-    self.values = store.dictionaryRepresentation()
+    let values = store.dictionaryRepresentation()
+    self.shown = Locked(
+      Shown(values: values, secretKeys: Set(values.keys.filter { Self.isSecret($0, in: store) })))
+  }
+
+  /// Whether the key's current value comes from a layer holding secrets.
+  private static func isSecret(_ key: String, in store: LayeredPlistStore) -> Bool {
+    let provenance = store.explain(key)
+    return provenance.source.map(provenance.hidesValue(in:)) ?? false
   }
 
   func print(_ change: SettingsChange) {
-    let old = lock.withLock { values.updateValue(change.newValue, forKey: change.key) }
+    let isSecret = change.newValue != nil && Self.isSecret(change.key, in: store)
+    let (old, wasSecret) = shown.withLock { shown in
+      let wasSecret = shown.secretKeys.contains(change.key)
+      if isSecret {
+        shown.secretKeys.insert(change.key)
+      } else {
+        shown.secretKeys.remove(change.key)
+      }
+      return (shown.values.updateValue(change.newValue, forKey: change.key), wasSecret)
+    }
     guard old != change.newValue else { return }
+    let placeholder = LayeredPlistStore.Provenance.secretPlaceholder
     var line =
-      Output.escapingControlCharacters(change.key) + ": " + Self.render(old) + " -> "
-      + Self.render(change.newValue)
+      Output.escapingControlCharacters(change.key) + ": "
+      + (wasSecret && old != nil ? placeholder : Self.render(old)) + " -> "
+      + (isSecret ? placeholder : Self.render(change.newValue))
     if showsLayer, change.newValue != nil, let layer = store.layer(forKey: change.key) {
-      line += " [\(layer)]"
+      line += " [\(Output.escapingControlCharacters(layer.name))]"
     }
     do {
       try Output.write(line + "\n")

@@ -47,7 +47,9 @@ enum WriteCommand: Command {
     readable by its owner only (0600); an existing XML file stays XML; an OpenStep file is
     rewritten as binary (OpenStep can't be written). A file that can't be read is never written: the command fails
     and leaves it as it was. A store folder's writes go to its data.plist, the persistent
-    layer, which wins over JF-info.plist and Info.plist. A suite is written through
+    layer, which wins over JF-info.plist and Info.plist. A key a store folder's managed layer
+    forces can't be written: the command fails (exit status 1) naming the key and the layer,
+    and nothing is written. A suite is written through
     UserDefaults and flushed to disk (synchronize()) before the command returns; on Linux,
     settings processes take turns on it (a lock on <suite file>.lock).
 
@@ -73,6 +75,9 @@ enum WriteCommand: Command {
     }
     let action = try ValueParser.parse(arguments.rest(), key: key)
     let target = try domain.openForWriting()
+    if let source = target.forcingSource(ofKey: key) {
+      throw Failure.forced(key, by: source, verb: "write")
+    }
     if case .set(let value) = action {
       try target.setValue(value, forKey: key)
     } else {

@@ -44,7 +44,7 @@ import TypedDefaultsTestSupport
         prefix: prefix, keys: ["volume"], environment: environment)
       #expect(source.prefix == "PLAYER_")
       #expect(source.read().values == ["volume": "0.5"])
-      #expect(source.recordedSource == .environment(prefix: "PLAYER_"))
+      #expect(source.recordedSource == .environment(prefix: "PLAYER_", keys: ["volume"]))
     }
     let lower = EnvironmentVariablesSource(
       prefix: "player", keys: ["volume"], environment: environment)

@@ -46,10 +46,10 @@ extension LayeredPlistStore: HasReadOnlyLayers {
   /// path, else what it records, else its type.
   static func origin(of source: any LayerSource) -> String {
     switch source.recordedSource {
-    case .propertyListFile(let path)?, .directory(let path, _)?, .managed(let path)?,
+    case .propertyListFile(let path)?, .directory(let path, _)?, .managed(let path, _)?,
       .settingsBundle(let path)?:
       path
-    case .environment(let prefix)?: "environment variables \(prefix)*"
+    case .environment(let prefix, _)?: "environment variables \(prefix)*"
     case nil: String(describing: type(of: source))
     }
   }

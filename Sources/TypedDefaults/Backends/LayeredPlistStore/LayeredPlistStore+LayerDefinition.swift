@@ -20,8 +20,8 @@ extension LayeredPlistStore {
 
     let kind: Kind
 
-    /// The layer it defines.
-    var layer: Layer {
+    /// The layer it defines: the name ``LayeredPlistStore/explain(_:)`` shows for it.
+    public var layer: Layer {
       switch kind {
       case .runtime: .runtime
       case .persistent: .persistent
@@ -61,7 +61,95 @@ extension LayeredPlistStore {
       LayerDefinition(kind: .file(file, .bundled))
     }
   }
+}
 
+extension LayeredPlistStore.LayerDefinition {
+  /// What a store records of a layer (``recordedLayers(ofPersistentFile:)``), opened again: how
+  /// the `settings` tool, opening a store's folder, reads the layers the app reads.
+  ///
+  /// - ``Layer/runtime`` and ``Layer/persistent`` are themselves.
+  /// - A ``RecordedLayerSource/propertyListFile(path:)`` on the ``Layer/delivered`` or
+  ///   ``Layer/bundled`` layer is ``delivered(_:)`` or ``bundled(_:)`` (read with the store's
+  ///   ``Options/maximumFileSize``, as the app's store reads it); on any other layer, a
+  ///   ``PropertyListFileSource`` filling that layer.
+  /// - ``RecordedLayerSource/directory(path:holdsSecrets:)`` is a ``DirectorySource`` filling the
+  ///   layer, its `holdsSecrets` kept, so the layer's values stay `<secret>` in `explain`.
+  /// - ``RecordedLayerSource/managed(path:trustedOwner:)`` is a ``ManagedSettingsSource`` of the
+  ///   file, trusting the owner the app's source trusted, so the file is read only if the app
+  ///   would read it; its keys are forced, as in the app.
+  /// - ``RecordedLayerSource/settingsBundle(path:)`` is a ``SettingsBundleSource``.
+  /// - ``RecordedLayerSource/environment(prefix:keys:)`` is an ``EnvironmentVariablesSource``
+  ///   of the prefix, and of the keys if the app's source had them, so variables map to keys as
+  ///   they did in the app; it reads `environment`, **the environment of the process opening
+  ///   the store** (the tool's), since another process's environment can't be seen.
+  ///
+  /// A layer without a recorded source has no definition: the command-line arguments of the
+  /// app's launch (``CommandLineArgumentsSource``), the managed app configuration of an Apple
+  /// platform, a source of your own. A process opening the store again can't read what the app
+  /// read there, and should say so. Only ``Layer/delivered`` and ``Layer/bundled`` without a
+  /// source are defined, as empty layers shown as `(no file)`: what the app's store had when it
+  /// was opened without that file (``init(persistentFile:deliveredFile:bundledFile:options:)``).
+  /// A ``ManagedSettingsSource`` or ``SettingsBundleSource`` recorded on a layer other than its
+  /// own (a record edited by hand) has none either.
+  ///
+  /// Nothing is read until a store is opened with the definition.
+  ///
+  /// - Parameters:
+  ///   - recorded: A layer as the store recorded it.
+  ///   - environment: The variables an environment source reads, by name: this process's
+  ///     environment by default.
+  ///
+  /// The initializer fails (`nil`) if the layer can't be opened again (see above).
+  public init?(
+    recorded: LayeredPlistStore.RecordedLayer,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) {
+    let layer = recorded.layer
+    guard let source = recorded.source else {
+      switch layer {
+      case .runtime: self = .runtime
+      case .persistent: self = .persistent
+      case .delivered, .bundled: self.init(kind: .absent(layer))
+      default: return nil
+      }
+      return
+    }
+    guard !layer.isWritable else { return nil }
+    switch source {
+    case .propertyListFile(let path):
+      let url = URL(fileURLWithPath: path)
+      if layer == .delivered || layer == .bundled {
+        self.init(kind: .file(url, layer))
+      } else {
+        self = .source(PropertyListFileSource(file: url, layer: layer))
+      }
+    case .directory(let path, let holdsSecrets):
+      self = .source(
+        DirectorySource(
+          directory: URL(fileURLWithPath: path, isDirectory: true), layer: layer,
+          holdsSecrets: holdsSecrets))
+    case .environment(let prefix, let keys):
+      if let keys {
+        self = .source(
+          EnvironmentVariablesSource(
+            prefix: prefix, keys: keys, environment: environment, layer: layer))
+      } else {
+        self = .source(
+          EnvironmentVariablesSource(prefix: prefix, environment: environment, layer: layer))
+      }
+    case .managed(let path, let trustedOwner):
+      guard layer == .managed else { return nil }
+      self = .source(
+        ManagedSettingsSource(
+          file: URL(fileURLWithPath: path), trustedOwner: trustedOwner))
+    case .settingsBundle(let path):
+      guard layer == .settingsBundle else { return nil }
+      self = .source(SettingsBundleSource(bundle: URL(fileURLWithPath: path, isDirectory: true)))
+    }
+  }
+}
+
+extension LayeredPlistStore {
   /// The layers of a store where real deployments keep settings, each at its default position,
   /// highest priority first: managed > runtime > arguments > environment > persistent >
   /// directories > delivered > settingsBundle > bundled.

@@ -66,7 +66,10 @@ extension LayeredPlistStore {
   /// - Returns: The layers the store was last opened with, highest first, or `nil` if there is
   ///   no record.
   /// - Throws: ``SettingsError`` naming the record if it exists but can't be read, isn't a
-  ///   property list, or isn't a record of layers.
+  ///   property list, or isn't a record of layers (``SettingsError/Code/corruptFile``: a layer
+  ///   without a name or listed twice, no ``Layer/runtime`` or ``Layer/persistent`` layer, a
+  ///   source of a kind this version can't open, such as one a later version recorded, or with
+  ///   a field missing or malformed); the error's reason names the layer and what is wrong.
   public static func recordedLayers(
     ofPersistentFile persistentFile: URL
   ) throws(SettingsError) -> [RecordedLayer]? {
@@ -102,12 +105,20 @@ extension LayeredPlistStore {
       }
       var layer = RecordedLayer(layer: Layer(name))
       if let source = fields["source"] {
-        guard let decoded = RecordedLayerSource(recorded: source) else {
-          throw corrupt("the source of the '\(name)' layer is not one a tool can open")
+        do {
+          layer.source = try RecordedLayerSource(recorded: source)
+        } catch {
+          throw corrupt("the source of the '\(name)' layer \(error.reason)")
         }
-        layer.source = decoded
+      }
+      guard !layers.contains(where: { $0.layer == layer.layer }) else {
+        throw corrupt("the '\(name)' layer is listed twice")
       }
       layers.append(layer)
+    }
+    // A store has both of its own layers: a record without them wasn't written by one.
+    for own in [Layer.runtime, .persistent] where !layers.contains(where: { $0.layer == own }) {
+      throw corrupt("it has no '\(own)' layer")
     }
     return layers
   }
@@ -165,46 +176,96 @@ extension LayeredPlistStore {
 }
 
 extension RecordedLayerSource {
+  /// The kinds of source a record can hold, as it names them.
+  static let recordedKinds = [
+    "propertyListFile", "directory", "environment", "managed", "settingsBundle",
+  ]
+
   /// The source as a record holds it: a dictionary of its `kind` and its fields.
+  ///
+  /// An environment source made without keys has no `keys`, a managed file trusted to root
+  /// alone no `trustedOwner`, so that such records read as they did before these fields existed.
   var recorded: PropertyListValue {
     switch self {
     case .propertyListFile(let path):
-      ["kind": "propertyListFile", "path": .string(path)]
+      return ["kind": "propertyListFile", "path": .string(path)]
     case .directory(let path, let holdsSecrets):
-      ["kind": "directory", "path": .string(path), "holdsSecrets": .bool(holdsSecrets)]
-    case .environment(let prefix):
-      ["kind": "environment", "prefix": .string(prefix)]
-    case .managed(let path):
-      ["kind": "managed", "path": .string(path)]
+      return ["kind": "directory", "path": .string(path), "holdsSecrets": .bool(holdsSecrets)]
+    case .environment(let prefix, let keys):
+      var fields: [String: PropertyListValue] = ["kind": "environment", "prefix": .string(prefix)]
+      if let keys { fields["keys"] = .array(keys.map(PropertyListValue.string)) }
+      return .dictionary(fields)
+    case .managed(let path, let trustedOwner):
+      var fields: [String: PropertyListValue] = ["kind": "managed", "path": .string(path)]
+      if trustedOwner != 0 { fields["trustedOwner"] = .integer(.init(Int64(trustedOwner))) }
+      return .dictionary(fields)
     case .settingsBundle(let path):
-      ["kind": "settingsBundle", "path": .string(path)]
+      return ["kind": "settingsBundle", "path": .string(path)]
     }
   }
 
-  /// Reads a source as a record holds it (``recorded``), or `nil` if it isn't one.
-  init?(recorded: PropertyListValue) {
+  /// Reads a source as a record holds it (``recorded``).
+  ///
+  /// - Throws: Why it isn't one, as a phrase completing "the source of the layer …": its kind
+  ///   is unknown (a record written by a later version), or a field is missing or malformed.
+  init(recorded: PropertyListValue) throws(RecordProblem) {
     guard case .dictionary(let fields) = recorded, case .string(let kind)? = fields["kind"]
-    else { return nil }
-    let path: String? =
-      if case .string(let path)? = fields["path"], path.hasPrefix("/") { path } else { nil }
+    else { throw RecordProblem("has no kind") }
+    func path() throws(RecordProblem) -> String {
+      guard case .string(let path)? = fields["path"], path.hasPrefix("/") else {
+        throw RecordProblem("(\(kind)) has no absolute 'path'")
+      }
+      return path
+    }
     switch kind {
     case "propertyListFile":
-      guard let path else { return nil }
-      self = .propertyListFile(path: path)
+      self = .propertyListFile(path: try path())
     case "directory":
-      guard let path, case .bool(let holdsSecrets)? = fields["holdsSecrets"] else { return nil }
-      self = .directory(path: path, holdsSecrets: holdsSecrets)
+      guard case .bool(let holdsSecrets)? = fields["holdsSecrets"] else {
+        throw RecordProblem("(directory) has no boolean 'holdsSecrets'")
+      }
+      self = .directory(path: try path(), holdsSecrets: holdsSecrets)
     case "environment":
-      guard case .string(let prefix)? = fields["prefix"] else { return nil }
-      self = .environment(prefix: prefix)
+      guard case .string(let prefix)? = fields["prefix"] else {
+        throw RecordProblem("(environment) has no 'prefix'")
+      }
+      var keys: [String]?
+      if let recordedKeys = fields["keys"] {
+        guard case .array(let list) = recordedKeys else {
+          throw RecordProblem("(environment) has 'keys' that are not an array of strings")
+        }
+        keys = []
+        for item in list {
+          guard case .string(let key) = item else {
+            throw RecordProblem("(environment) has 'keys' that are not an array of strings")
+          }
+          keys?.append(key)
+        }
+      }
+      self = .environment(prefix: prefix, keys: keys)
     case "managed":
-      guard let path else { return nil }
-      self = .managed(path: path)
+      var owner: UInt32 = 0
+      if let recordedOwner = fields["trustedOwner"] {
+        guard case .integer(let number) = recordedOwner,
+          let uid = number.int64Value.flatMap({ UInt32(exactly: $0) })
+        else {
+          throw RecordProblem("(managed) has a 'trustedOwner' that is not a user id")
+        }
+        owner = uid
+      }
+      self = .managed(path: try path(), trustedOwner: owner)
     case "settingsBundle":
-      guard let path else { return nil }
-      self = .settingsBundle(path: path)
+      self = .settingsBundle(path: try path())
     default:
-      return nil
+      throw RecordProblem(
+        "has the kind '\(kind)', which this version of TypedDefaults can't open (it opens "
+          + Self.recordedKinds.map { "'\($0)'" }.joined(separator: ", ") + ")")
     }
+  }
+
+  /// Why a recorded source can't be read.
+  struct RecordProblem: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
   }
 }

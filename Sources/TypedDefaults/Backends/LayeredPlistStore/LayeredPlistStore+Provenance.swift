@@ -132,10 +132,24 @@ extension LayeredPlistStore {
       return lines.joined(separator: "\n")
     }
 
+    /// What ``description`` and `dump` show in place of a secret value: `<secret>`.
+    public static var secretPlaceholder: String { SecretRedaction.placeholder }
+
+    /// Whether ``description`` and `dump` show ``secretPlaceholder`` for a layer's value.
+    ///
+    /// They do when the key was declared secret (``isSecret``), or the layer holds secrets
+    /// (``secretLayers``). A tool showing the values in its own format (the `settings` tool)
+    /// hides the same ones.
+    ///
+    /// - Parameter layer: The layer.
+    /// - Returns: Whether the layer's value for the key is hidden.
+    public func hidesValue(in layer: Layer) -> Bool {
+      isSecret || secretLayers.contains(layer)
+    }
+
     /// A value as the description shows it: `<secret>` for a secret key's, or a secret layer's.
     private func shown(_ value: PropertyListValue, in layer: Layer) -> String {
-      isSecret || secretLayers.contains(layer)
-        ? SecretRedaction.placeholder : String(describing: value)
+      hidesValue(in: layer) ? Self.secretPlaceholder : String(describing: value)
     }
   }
 }
