@@ -105,3 +105,24 @@ private struct MountedSettings: SettingsGroup {
     }
   }
 }
+
+extension LayersReviewFindingsTests {
+  /// A `..data` left pointing to nothing was reported as replaced during each of 16 attempts,
+  /// sending whoever reads the diagnostic after a race that isn't there.
+  @Test func aDataLinkToNothingSaysSoRatherThanReplacedDuringEachAttempt() throws {
+    let directory = try TemporaryDirectory()
+    let root = directory.file("config")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: root.appendingPathComponent("..data").path, withDestinationPath: "..2026_missing")
+    let error = #expect(throws: SettingsError.self) {
+      try DirectorySource(directory: root, layer: "config").read()
+    }
+    #expect(error?.code == .fileNotReadable)
+    #expect(error?.path == root.appendingPathComponent("..data").path)
+    #expect(
+      error?.reason
+        == "It leads to nothing (a link to a folder that doesn't exist) at each of 16 attempts "
+        + "to read it")
+  }
+}
