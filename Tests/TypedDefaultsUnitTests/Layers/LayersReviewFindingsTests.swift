@@ -126,3 +126,30 @@ extension LayersReviewFindingsTests {
         + "to read it")
   }
 }
+
+extension LayersReviewFindingsTests {
+  private struct RangedSettings: SettingsGroup {
+    @Setting var port = 80
+  }
+
+  /// A refused text's diagnostic said the same thing twice: `new value eighty for 'port' can't
+  /// be read as Int ('eighty' can't be read as Int: it is not an integer)` (DeploymentDemo shows
+  /// it for its ConfigMap's volume); the reason in parentheses is now only the why.
+  @Test func aRefusedTextsDiagnosticSaysWhyOnce() throws {
+    let directory = try TemporaryDirectory()
+    let environment = LayerTestSource(.environment, ["port": "8080"], valuesAreText: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .source(environment), .persistent], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
+    let settings = RangedSettings(backend: store)
+    #expect(settings.port == 8080)
+    let ((), diagnostics) = collectingDiagnostics { environment.set(["port": "eighty"]) }
+    #expect(
+      diagnostics.map(\.message) == [
+        "The environment layer's new value eighty for 'port' can't be read as Int (it is not an "
+          + "integer); the layer keeps its last value, 8080"
+      ])
+  }
+}
