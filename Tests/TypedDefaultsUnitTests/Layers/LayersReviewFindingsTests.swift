@@ -165,9 +165,10 @@ extension LayersReviewFindingsTests {
     return condition()
   }
 
-  /// One source layered by two stores (the same managed file for an app's store and its
-  /// extension's): a source keeps one reporter, so only one store hears of a change.
-  /// `PropertyListFileSource` and `ManagedSettingsSource` keep the first store's reporter
+  /// One source layered by two stores updates only one of them.
+  ///
+  /// The same managed file for an app's store and its extension's: a source keeps one reporter,
+  /// so only one store hears of a change. `PropertyListFileSource` and `ManagedSettingsSource` keep the first store's reporter
   /// (a second `startWatching` does nothing), `DirectorySource` the last one's; and either store
   /// stopping its watch stops the source for both. Nothing in `LayerSource`'s documentation says
   /// a source serves one store.
