@@ -202,3 +202,29 @@ extension LayersReviewFindingsTests {
     }
   }
 }
+
+extension LayersReviewFindingsTests {
+  private struct TokenSettings: SettingsGroup {
+    @Setting var apiToken = ""
+  }
+
+  /// A Secret mount's value for a key the model didn't declare `secret: true` is exported (an
+  /// export leaves secrets out by default, so that it can be shared) and printed by the
+  /// setting's descriptor; the issue says a Secret mount's values are redacted everywhere
+  /// secrets are. Only `explain` and the store's own diagnostics (and, since this review, the
+  /// setting's read diagnostic) treat the layer's values as secrets.
+  @Test func aSecretMountsValueIsNeitherExportedNorPrintedByTheDescriptor() throws {
+    let directory = try TemporaryDirectory()
+    let secrets = try secretMount(["apiToken": "hunter2\n"], in: directory)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .source(secrets), .persistent], options: Self.options)
+    let settings = TokenSettings(backend: store)
+    #expect(settings.apiToken == "hunter2")
+    #expect(!store.explain("apiToken").description.contains("hunter2"))
+    withKnownIssue("export and descriptors know declared secrets only, not secret layers") {
+      #expect(settings.exportedValues()["apiToken"] == nil)
+      #expect(!settings.allSettings.map(\.description).joined().contains("hunter2"))
+    }
+  }
+}
