@@ -208,8 +208,9 @@ extension LayersReviewFindingsTests {
     @Setting var apiToken = ""
   }
 
-  /// A Secret mount's value for a key the model didn't declare `secret: true` is exported (an
-  /// export leaves secrets out by default, so that it can be shared) and printed by the
+  /// A Secret mount's value is exported and printed when its key isn't declared secret.
+  ///
+  /// A key the model didn't declare `secret: true` is exported (an export leaves secrets out by default, so that it can be shared) and printed by the
   /// setting's descriptor; the issue says a Secret mount's values are redacted everywhere
   /// secrets are. Only `explain` and the store's own diagnostics (and, since this review, the
   /// setting's read diagnostic) treat the layer's values as secrets.
