@@ -94,7 +94,7 @@ import TypedDefaultsTestSupport
     #expect(
       output.contains(
         "  refused: layerValueRejected: The config layer's new value 1.5 for 'volume' can't be "
-          + "read as Volume ('1.5' can't be read as Volume: 1.5 is outside 0.0...1.0); the layer "
+          + "read as Volume (1.5 is outside 0.0...1.0); the layer "
           + "keeps its last value, 0.5\n"))
     #expect(
       output.contains(

@@ -151,3 +151,10 @@ extension ScopedBackend: ForcingBackend {
     (base as? any ForcingBackend)?.isForced(forKey: baseKey(forKey: key)) ?? false
   }
 }
+
+extension ScopedBackend: HasSecretLayers {
+  /// Whether the base's value of the prefixed key comes from a layer holding secrets.
+  func holdsSecretValue(forKey key: String) -> Bool {
+    (base as? any HasSecretLayers)?.holdsSecretValue(forKey: baseKey(forKey: key)) ?? false
+  }
+}

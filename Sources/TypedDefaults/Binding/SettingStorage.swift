@@ -280,7 +280,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       stored.hashValue, for: "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self)))")
     guard isNewInScope ?? isNew else { return }
     let backend = boundBackend
-    // A secret's stored value, reason (which may quote it) and default are left out.
+    // A secret's stored value, reason (which may quote it) and default are left out; so is a
+    // value from a layer holding secrets (a Secret mount), whatever the setting declares.
+    let isSecret = isSecret || valueIsFromSecretLayer
     let why = isSecret ? nil : Value.readFailureReason(for: stored).map { " (\($0))" }
     let shown = isSecret ? "" : " (\(stored))"
     let fallback = isSecret ? "" : " (\(ValueDescription.of(defaultValue)))"

@@ -190,6 +190,13 @@ class UntypedSettingStorage: @unchecked Sendable {
     return (backend as? any ForcingBackend)?.isForced(forKey: targetKey) ?? false
   }
 
+  /// Whether the value a read returns comes from a layer holding secrets (a Secret mount), so
+  /// that a report of it leaves the value out even for a setting not declared secret.
+  final var valueIsFromSecretLayer: Bool {
+    let backend = overridingBackend ?? boundTarget
+    return (backend as? any HasSecretLayers)?.holdsSecretValue(forKey: targetKey) ?? false
+  }
+
   /// The test's backend that replaces this setting's own in this task (``BackendOverride``), if
   /// any: one relaxed atomic load when no override was ever installed in the process.
   ///

@@ -28,6 +28,7 @@ extension SettingsError.Code {
 /// | `--` | ends the options: what follows is not read |
 /// | `input.txt` (no dash) | nothing: positional arguments are the app's |
 /// | `-v`, `-AppleLanguages (en)` (one dash, not a key) | nothing: short flags and other frameworks' argument-domain keys are left alone |
+/// | `-serverURL=https://example.com` | nothing: reported (``SettingsError/Code/unknownArgument``), as neither form |
 ///
 /// An option's name is the key's words in lower case joined by `-`, split as
 /// ``EnvironmentVariablesSource`` splits them (`serverURL`, `server.url`, `server_url` →
@@ -45,6 +46,8 @@ extension SettingsError.Code {
 ///
 /// - an option starting with `--` that names no key (``SettingsError/Code/unknownArgument``);
 ///   the argument after it is left alone, as a positional one;
+/// - `-Key=value` for a key (``SettingsError/Code/unknownArgument``): one dash takes the value
+///   as the next argument, two take it after `=`;
 /// - `-Key` with no value (``SettingsError/Code/missingArgumentValue``);
 /// - a key given twice (``SettingsError/Code/repeatedArgument``): the last value is used, and
 ///   the problem names the options given (not in ``unrecognizedArguments``);
@@ -63,7 +66,8 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
   /// The layer this source fills: ``LayeredPlistStore/Layer/arguments`` unless given.
   public let layer: LayeredPlistStore.Layer
   /// The arguments the source couldn't use, in order, without their values: options naming no
-  /// key (`--colour`), and options missing their value (`-volume` at the end).
+  /// key (`--colour`, `-volume=…` as `-volume`), and options missing their value (`-volume` at
+  /// the end).
   public let unrecognizedArguments: [String]
 
   /// The values read, by key.
@@ -165,6 +169,17 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
           continue
         }
         set(key, value, as: argument)
+      } else if isOption(argument), let equals = argument.firstIndex(of: "="),
+        case let key = String(argument[argument.index(after: argument.startIndex)..<equals]),
+        keys.contains(key)
+      {
+        // `-Key=value`: neither form; reported without its value, which may be a secret.
+        let dashed = KeyWords.kebabCase(key).map { "--\($0)=… or " } ?? ""
+        unrecognized.append("-" + key)
+        problems.append(
+          SettingsError(
+            .unknownArgument, key: key,
+            reason: "The option -\(key)= names no setting; write it \(dashed)-\(key) …"))
       }
       // Anything else is a positional argument or another framework's: left alone.
     }

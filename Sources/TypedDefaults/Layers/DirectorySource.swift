@@ -132,8 +132,9 @@ public final class DirectorySource: LayerSource, CustomStringConvertible, Custom
   ///   unreadable, not a regular file, a link leading outside the folder); empty if the folder
   ///   doesn't exist.
   /// - Throws: ``SettingsError/Code/fileNotReadable`` naming the folder if it can't be listed or
-  ///   is not a folder, if its `..data` leads outside it or to no folder, or if `..data` was
-  ///   replaced during each of 16 attempts to read it.
+  ///   is not a folder, if its `..data` leads outside it or to no folder (a link to nothing
+  ///   at each of 16 attempts says so), or if `..data` was replaced during each of 16 attempts
+  ///   to read it.
   public func read() throws(SettingsError) -> LayerContents {
     let path = directory.path
     switch POSIX.kind(ofFileAt: path) {
@@ -159,15 +160,21 @@ public final class DirectorySource: LayerSource, CustomStringConvertible, Custom
       return try readFolder(root, root: root) ?? LayerContents(values: [:])
     }
     // Kubernetes' layout: read the version `..data` points to, and make sure it still does.
+    // Whether `..data` led to nothing at every attempt: a link left dangling, not a swap.
+    var ledNowhere = true
     for _ in 0..<Self.maximumAttempts {
       guard let version = try dataFolder(dataLink, root: root) else { continue }
+      ledNowhere = false
       let read = try readFolder(version, root: root)
       guard Self.resolve(dataLink) == .success(version) else { continue }
       if let read { return read }
     }
     throw SettingsError(
       .fileNotReadable, path: path + "/..data",
-      reason: "It was replaced during each of \(Self.maximumAttempts) attempts to read it")
+      reason: ledNowhere
+        ? "It leads to nothing (a link to a folder that doesn't exist) at each of "
+          + "\(Self.maximumAttempts) attempts to read it"
+        : "It was replaced during each of \(Self.maximumAttempts) attempts to read it")
   }
 
   /// The folder `..data` points to now, checked to lie inside the mount; `nil` if it points to

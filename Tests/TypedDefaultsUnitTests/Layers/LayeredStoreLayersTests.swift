@@ -445,9 +445,8 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(messages.filter { $0.contains("<secret>") }.count == 4)
     #expect(
       messages.contains(
-        "The environment layer's text 'eighty' for 'port' can't be read as Int ('eighty' can't "
-          + "be read as Int: it is not an integer); it stays a string, and the setting reads its "
-          + "default"))
+        "The environment layer's text 'eighty' for 'port' can't be read as Int (it is not an "
+          + "integer); it stays a string, and the setting reads its default"))
   }
 
   // MARK: - Text layers

@@ -56,3 +56,12 @@ extension LayeredPlistStore: HasReadOnlyLayers {
 }
 
 extension LayeredPlistStore: ForcingBackend {}
+
+extension LayeredPlistStore: HasSecretLayers {
+  /// Whether the winning value of `key` comes from a layer whose source holds secrets.
+  func holdsSecretValue(forKey key: String) -> Bool {
+    guard !secretLayers.isEmpty else { return false }
+    let key = normalizedKey(key)
+    return state.withLock { $0.effective[key].map { secretLayers.contains($0.layer) } ?? false }
+  }
+}

@@ -189,7 +189,7 @@ extension LayeredPlistStore {
     let secret = slot.holdsSecrets || declared.isSecret
     let shown = secret ? SecretRedaction.placeholder : String(describing: value)
     let type = TypeNames.sugared(declared.valueType)
-    let cause = Self.cause(of: parseError, secret: secret)
+    let cause = Self.cause(of: parseError, text: value.stringValue, type: type, secret: secret)
     let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
     return SettingsDiagnostic(
       kind: .layerValueRejected, key: key, backend: name, expectedType: type,
@@ -226,7 +226,8 @@ extension LayeredPlistStore {
                   kind: .typeMismatch, key: key, backend: name, expectedType: type,
                   storedValue: secret ? nil : given,
                   message: "The \(slot.layer) layer's text \(shown) for '\(key)' can't be read as "
-                    + "\(type)\(Self.cause(of: error, secret: secret)); it stays a string, "
+                    + "\(type)\(Self.cause(of: error, text: text, type: type, secret: secret)); "
+                    + "it stays a string, "
                     + "and the setting reads its "
                     + "default"))
             }
@@ -241,11 +242,24 @@ extension LayeredPlistStore {
     for problem in problems { SettingsDiagnostics.report(problem) }
   }
 
-  /// Why a text didn't parse, as a diagnostic shows it after the type: ` (reason)`; nothing for
-  /// a secret (a key declared secret, or a layer holding secrets), since the reason quotes the text.
-  static func cause(of parseError: SettingsError?, secret: Bool) -> String {
+  /// Why a text didn't parse, as a diagnostic shows it after the type: ` (reason)`, without the
+  /// reason's own `'text' can't be read as Type: ` that the diagnostic has just said; nothing
+  /// for a secret (a key declared secret, or a layer holding secrets), since the reason quotes
+  /// the text.
+  static func cause(
+    of parseError: SettingsError?, text: String?, type: String, secret: Bool
+  ) -> String {
     guard let parseError, !secret else { return "" }
-    return " (\(parseError.reason))"
+    var reason = Substring(parseError.reason)
+    if let text {
+      let said = "'\(text)' can't be read as \(type)"
+      if reason.hasPrefix(said) {
+        reason = reason.dropFirst(said.count)
+        guard reason.hasPrefix(": ") else { return "" }
+        reason = reason.dropFirst(2)
+      }
+    }
+    return " (\(reason))"
   }
 
   /// A text read as a declared type (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``).
