@@ -4,8 +4,9 @@ enum SecretRedaction {
   static let placeholder = "<secret>"
 
   /// Keys a model bound in this process declared `secret: true`, as its backend names them and
-  /// as the backend a view of it was made from names them: what a ``SettingsChange``, which
-  /// knows no model, hides.
+  /// as the backend a view of it was made from names them, and keys a layer holding secrets
+  /// filled (``LayerSource/holdsSecrets``): what a ``SettingsChange``, which knows no model,
+  /// hides.
   ///
   /// Only grows (a few keys per model type).
   private static let secretKeys = Locked<Set<String>>([])

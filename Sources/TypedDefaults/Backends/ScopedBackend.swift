@@ -179,7 +179,8 @@ public final class ScopedBackend: SettingsBackend {
       guard change.key.hasPrefix(storedPrefix) else { return }
       handler(
         SettingsChange(
-          key: String(change.key.dropFirst(storedPrefix.count)), newValue: change.newValue))
+          key: String(change.key.dropFirst(storedPrefix.count)), newValue: change.newValue,
+          valueIsSecret: change.valueIsSecret))
     }
   }
 }

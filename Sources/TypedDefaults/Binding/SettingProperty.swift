@@ -40,7 +40,8 @@ extension Setting: SettingProperty {
     return SettingState(
       stored: stored,
       value: try? current.propertyListValue(),
-      description: isSecret ? SecretRedaction.placeholder : ValueDescription.of(current),
+      description: storage.hidesValue
+        ? SecretRedaction.placeholder : ValueDescription.of(current),
       readsDefault: stored.map { Value(propertyListValue: $0) == nil } ?? true
     )
   }

@@ -104,7 +104,7 @@ enum SettingsReflection {
   /// The current value of every setting that has one, by key.
   static func snapshot(of settings: [SettingDescriptor]) -> [String: PropertyListValue] {
     var result: [String: PropertyListValue] = [:]
-    for descriptor in settings where !descriptor.isSecret {
+    for descriptor in settings where !descriptor.setting.untypedStorage.hidesValue {
       if let value = descriptor.value { result[descriptor.key] = value }
     }
     return result

@@ -197,6 +197,11 @@ class UntypedSettingStorage: @unchecked Sendable {
     return (backend as? any HasSecretLayers)?.holdsSecretValue(forKey: targetKey) ?? false
   }
 
+  /// Whether a description, an export or a report of the setting withholds its value.
+  ///
+  /// It was declared secret, or its value comes from a layer holding secrets. Call it once bound.
+  final var hidesValue: Bool { isSecret || valueIsFromSecretLayer }
+
   /// The test's backend that replaces this setting's own in this task (``BackendOverride``), if
   /// any: one relaxed atomic load when no override was ever installed in the process.
   ///

@@ -45,9 +45,9 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// file normalize to one key (``LayeredPlistStore/Options/keyNormalization``), and the value
     /// of the key sorting last is used.
     public static let keyCollision = Kind(rawValue: "keyCollision")
-    /// A layer's source gave a new value that the type a model declared for the key can't read
-    /// (or a text that doesn't parse as it); the layer keeps the key's last value (see
-    /// ``LayerSource``).
+    /// A layer's source gave a value that the type a model declared for the key can't read (or a
+    /// text that doesn't parse as it); the layer keeps the key's last value, or leaves the key
+    /// out if it has none, so the layers below give the value (see ``LayerSource``).
     public static let layerValueRejected = Kind(rawValue: "layerValueRejected")
     /// A layer's source left out something that isn't a corrupt entry of a file.
     ///

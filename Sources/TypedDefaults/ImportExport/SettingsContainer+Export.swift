@@ -8,7 +8,8 @@ public struct SettingsExportOptions: Sendable, Hashable {
   ///
   /// `false` by default: every setting is exported.
   public var omitsDefaultValues: Bool
-  /// Whether the values of secret settings (``Setting/isSecret``) are exported.
+  /// Whether the values of secret settings (``Setting/isSecret``) are exported, and those that
+  /// come from a layer holding secrets (a Kubernetes Secret mount, ``LayerSource/holdsSecrets``).
   ///
   /// `false` by default: secrets are left out, so an export can be shared.
   public var includesSecrets: Bool
@@ -30,7 +31,8 @@ extension SettingsContainer {
   ///
   /// Each setting contributes what it reads: its stored value, or its default when nothing is
   /// stored or the stored value can't be read as its type. An optional setting that reads `nil`
-  /// is left out. Secret settings are left out unless `options` asks for them. A model that
+  /// is left out. Secret settings, and settings whose value comes from a layer holding secrets,
+  /// are left out unless `options` asks for them. A model that
   /// declares migrations (``MigratableSettings``) also exports its schema version under its
   /// ``SettingsMigrations/versionKey``, so that an import into a later version migrates the
   /// values first.
@@ -44,7 +46,8 @@ extension SettingsContainer {
     options: SettingsExportOptions = SettingsExportOptions()
   ) -> [String: PropertyListValue] {
     var values: [String: PropertyListValue] = [:]
-    for descriptor in allSettings where options.includesSecrets || !descriptor.isSecret {
+    for descriptor in allSettings
+    where options.includesSecrets || !descriptor.setting.untypedStorage.hidesValue {
       let stored = descriptor.storedValue
       let reads = stored.flatMap { descriptor.reads($0) ? $0 : nil }
       if options.omitsDefaultValues && (reads == nil || reads == descriptor.defaultValue) {

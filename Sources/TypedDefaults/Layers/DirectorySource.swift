@@ -136,6 +136,13 @@ public final class DirectorySource: LayerSource, CustomStringConvertible, Custom
   ///   at each of 16 attempts says so), or if `..data` was replaced during each of 16 attempts
   ///   to read it.
   public func read() throws(SettingsError) -> LayerContents {
+    var contents = try readContents()
+    contents.holdsSecrets = holdsSecrets
+    return contents
+  }
+
+  /// The folder's contents (see ``read()``).
+  private func readContents() throws(SettingsError) -> LayerContents {
     let path = directory.path
     switch POSIX.kind(ofFileAt: path) {
     case .missing:

@@ -56,8 +56,11 @@ public protocol LayerSource: AnyObject, Sendable {
   ///
   /// A text value is a ``PropertyListValue/string(_:)``. Once a model bound to the store declares
   /// the key, the store parses it into the declared type with the rules of the `settings write`
-  /// type flags (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``); a text that doesn't parse stays a
-  /// string, reads as the setting's default, and is reported as a diagnostic.
+  /// type flags (``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``). A text that
+  /// doesn't parse is reported as a diagnostic (``SettingsDiagnostic/Kind/layerValueRejected``)
+  /// and never shadows the layers below: the layer keeps the key's last value read as the type,
+  /// or leaves the key out, so the value saved in `data.plist` (or the setting's default) shows
+  /// through.
   var valuesAreText: Bool { get }
 
   /// Reads the source's current values.
@@ -74,13 +77,19 @@ public protocol LayerSource: AnyObject, Sendable {
   /// Starts reporting changes of the source's values to `reporter`; the store calls it when it
   /// starts watching (``LayeredPlistStore/startWatching()``, ``LayeredPlistStore/Options/watchesFiles``).
   ///
+  /// One source may be layered by several stores (an app's and its extension's): they share its
+  /// watch, so the source is asked to start once, when the first of them starts watching, with
+  /// one reporter that tells each of them, and to stop when the last of them stops. A source
+  /// keeps only the latest reporter it was given.
+  ///
   /// Does nothing by default: a source whose values can't change (arguments) needn't implement
   /// it.
   ///
   /// - Parameter reporter: Where to report changes, from any thread, holding no lock of the source.
   func startWatching(reportingTo reporter: LayerSourceReporter)
 
-  /// Stops reporting changes; called when the store stops watching or is released.
+  /// Stops reporting changes; called when the last store watching the source stops watching or
+  /// is released.
   ///
   /// Does nothing by default.
   func stopWatching()
@@ -119,6 +128,11 @@ public struct LayerContents: Sendable, Hashable {
   /// the layer is empty, and ``LayeredPlistStore/explain(_:)`` shows it as `(no file)`; `false`
   /// by default.
   public var isMissing = false
+  /// Whether the values are secrets, read from a source whose ``LayerSource/holdsSecrets``.
+  ///
+  /// Printing the contents (``description``, `dump`) shows `<secret>` for each value; `false`
+  /// by default. ``values`` themselves are the real values.
+  public var holdsSecrets = false
 
   /// Creates the contents of a layer.
   ///
@@ -129,5 +143,36 @@ public struct LayerContents: Sendable, Hashable {
   public init(values: [String: PropertyListValue], problems: [SettingsError] = []) {
     self.values = values
     self.problems = problems
+  }
+}
+
+extension LayerContents: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+  /// `LayerContents(key: value, …)` in key order, each value `<secret>` when the contents
+  /// ``holdsSecrets``, followed by the number of problems if any and `missing` for a missing
+  /// file or folder.
+  public var description: String {
+    var parts = values.sorted { $0.key < $1.key }.map { key, value in
+      "\(key): \(holdsSecrets ? SecretRedaction.placeholder : String(describing: value))"
+    }
+    if !problems.isEmpty {
+      parts.append("\(problems.count) problem\(problems.count == 1 ? "" : "s")")
+    }
+    if isMissing { parts.append("missing") }
+    return "LayerContents(\(parts.joined(separator: ", ")))"
+  }
+
+  /// The same as ``description``.
+  public var debugDescription: String { description }
+
+  /// The contents as `dump` shows them: the values redacted when they are secrets.
+  public var customMirror: Mirror {
+    let shownValues: Any =
+      holdsSecrets ? values.mapValues { _ in SecretRedaction.placeholder } : values
+    return Mirror(
+      self,
+      children: [
+        "values": shownValues, "problems": problems, "isMissing": isMissing,
+        "holdsSecrets": holdsSecrets,
+      ], displayStyle: .struct)
   }
 }

@@ -29,6 +29,11 @@ public final class LayerSourceReporter: Sendable {
     handler.withLock { $0 }?(nil)
   }
 
+  /// Passes a report on: `keys`, or `nil` for any key.
+  func forward(_ keys: [String]?) {
+    handler.withLock { $0 }?(keys)
+  }
+
   /// Stops passing reports on.
   package func disconnect() {
     handler.withLock { $0 = nil }

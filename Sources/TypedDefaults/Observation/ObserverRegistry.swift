@@ -117,7 +117,10 @@ final class ObserverRegistry: Sendable {
       if initial, let keys = observer.keys {
         var claims = false
         for key in keys.sorted() {
-          let change = SettingsChange(key: key, newValue: baseline[key] ?? nil)
+          // A baseline knows no layers: a key a secret layer fills is noted by its store.
+          let change = SettingsChange(
+            key: key, newValue: baseline[key] ?? nil,
+            valueIsSecret: SecretRedaction.isDeclaredSecret(key))
           claims = observer.enqueue(change, forced: true) || claims
         }
         if claims { claimed.append(observer) }

@@ -12,6 +12,11 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
   public let key: String
   /// The key's value after the change, or `nil` when the change left it none.
   public let newValue: PropertyListValue?
+  /// Whether the backend knows the value is a secret (it comes from a layer holding secrets, a
+  /// Kubernetes Secret mount), whatever models declare: ``description`` redacts it.
+  ///
+  /// Not part of equality: it says how to print the change, not what changed.
+  let valueIsSecret: Bool
 
   /// Creates a change, for tests and custom observation.
   ///
@@ -19,18 +24,40 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
   ///   - key: The key whose value changed.
   ///   - newValue: The key's value after the change, or `nil` when it has none.
   public init(key: String, newValue: PropertyListValue?) {
+    self.init(key: key, newValue: newValue, valueIsSecret: false)
+  }
+
+  /// Creates a change whose value the backend may know is a secret.
+  init(key: String, newValue: PropertyListValue?, valueIsSecret: Bool) {
     self.key = key
     self.newValue = newValue
+    self.valueIsSecret = valueIsSecret
   }
 
   /// `key → value`, or `key → (removed)`; `key → <secret>` for a key that a model bound in this
-  /// process declared `secret: true` (``Setting/isSecret``), so that printing changes (a log of
-  /// them) never shows a secret.
+  /// process declared `secret: true` (``Setting/isSecret``) and for a value from a layer that
+  /// holds secrets (``LayerSource/holdsSecrets``), so that printing changes (a log of them)
+  /// never shows a secret.
   ///
   /// ``newValue`` itself is the real value.
   public var description: String {
     guard let newValue else { return "\(key) → (removed)" }
-    if SecretRedaction.isDeclaredSecret(key) { return "\(key) → \(SecretRedaction.placeholder)" }
+    if valueIsSecret || SecretRedaction.isDeclaredSecret(key) {
+      return "\(key) → \(SecretRedaction.placeholder)"
+    }
     return "\(key) → \(newValue)"
+  }
+
+  /// Two changes are equal when their keys and new values are.
+  public static func == (lhs: SettingsChange, rhs: SettingsChange) -> Bool {
+    lhs.key == rhs.key && lhs.newValue == rhs.newValue
+  }
+
+  /// Hashes the key and the new value.
+  ///
+  /// - Parameter hasher: The hasher to feed.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(key)
+    hasher.combine(newValue)
   }
 }

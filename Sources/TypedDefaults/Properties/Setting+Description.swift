@@ -3,12 +3,15 @@
 
 extension Setting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
   /// `key: Type = value`, as a ``SettingDescriptor`` prints it, with `<secret>` for the value of
-  /// a secret setting; `@Setting(key): Type (not attached)` before the setting is attached.
+  /// a secret setting or of one whose value comes from a layer holding secrets
+  /// (``LayerSource/holdsSecrets``); `@Setting(key): Type (not attached)` before the setting is
+  /// attached.
   public var description: String {
     guard storage.backend != nil else {
       return "@Setting(\(storage.declaredKey ?? "?")): \(Value.typeName) (not attached)"
     }
-    let value = isSecret ? SecretRedaction.placeholder : ValueDescription.of(storage.read())
+    let value =
+      storage.hidesValue ? SecretRedaction.placeholder : ValueDescription.of(storage.read())
     return "\(key): \(Value.typeName) = \(value)"
   }
 
@@ -22,7 +25,10 @@ extension Setting: CustomStringConvertible, CustomDebugStringConvertible, Custom
     var children: [(label: String?, value: Any)] = [("key", storage.key), ("type", Value.typeName)]
     if storage.backend != nil {
       children.append(
-        ("value", isSecret ? SecretRedaction.placeholder : ValueDescription.of(storage.read())))
+        (
+          "value",
+          storage.hidesValue ? SecretRedaction.placeholder : ValueDescription.of(storage.read())
+        ))
     }
     return Mirror(self, children: children, displayStyle: .struct)
   }

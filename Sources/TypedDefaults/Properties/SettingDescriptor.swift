@@ -71,7 +71,7 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
     let state = setting.currentState
     let marker: String
     if let stored = state.stored, state.readsDefault {
-      let shown = setting.isSecret ? "" : " \(stored)"
+      let shown = setting.untypedStorage.hidesValue ? "" : " \(stored)"
       marker = " (default; the stored \(stored.kind)\(shown) can't be read)"
     } else {
       marker = state.readsDefault ? " (default)" : ""

@@ -9,6 +9,7 @@ final class LayerTestSource: LayerSource {
     var problems: [SettingsError] = []
     var failure: SettingsError?
     var reporter: LayerSourceReporter?
+    var starts = 0
     var stops = 0
     var reads = 0
   }
@@ -43,7 +44,10 @@ final class LayerTestSource: LayerSource {
   }
 
   func startWatching(reportingTo reporter: LayerSourceReporter) {
-    state.withLock { $0.reporter = reporter }
+    state.withLock { state in
+      state.reporter = reporter
+      state.starts += 1
+    }
   }
 
   func stopWatching() {
@@ -55,6 +59,8 @@ final class LayerTestSource: LayerSource {
 
   /// The reporter the store gave, if it watches.
   var reporter: LayerSourceReporter? { state.withLock { $0.reporter } }
+  /// How many times the store started the source's watch.
+  var starts: Int { state.withLock { $0.starts } }
   /// How many times the store stopped the source's watch.
   var stops: Int { state.withLock { $0.stops } }
   /// How many times the store read the source.

@@ -441,12 +441,12 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(
       messages.contains(
         "The environment layer's new value <secret> for 'pin' can't be read as Int; the layer "
-          + "keeps its last value, <secret>"))
+          + "still lacks the key"))
     #expect(messages.filter { $0.contains("<secret>") }.count == 4)
     #expect(
       messages.contains(
         "The environment layer's text 'eighty' for 'port' can't be read as Int (it is not an "
-          + "integer); it stays a string, and the setting reads its default"))
+          + "integer); the layer leaves the key out, and the layers below it give the value"))
   }
 
   // MARK: - Text layers
@@ -470,12 +470,13 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(store.value(forKey: "verbose") == true)
     #expect(settings.port == 8080)
     #expect(settings.verbose)
-    // A text that doesn't parse stays a string, and is reported.
-    #expect(store.value(forKey: "ratio") == "abc")
-    #expect(diagnostics.map(\.kind) == [.typeMismatch])
+    // A text that doesn't parse is reported and left out of the layer.
+    #expect(store.value(forKey: "ratio") == nil)
+    #expect(settings.ratio == 1.0)
+    #expect(diagnostics.map(\.kind) == [.layerValueRejected])
     #expect(diagnostics.first?.key == "ratio")
     #expect(diagnostics.first?.message.contains("environment layer's text 'abc'") == true)
-    #expect(Set(received.all.map(\.key)) == ["port", "verbose"])
+    #expect(Set(received.all.map(\.key)) == ["port", "verbose", "ratio"])
     // New texts are converted as they are applied; one that doesn't parse is refused.
     environment.set(["port": "9090", "verbose": "true", "ratio": "abc"])
     #expect(store.value(forKey: "port") == 9090)

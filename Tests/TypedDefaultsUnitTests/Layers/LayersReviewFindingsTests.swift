@@ -27,12 +27,16 @@ private struct MountedSettings: SettingsGroup {
 
   // MARK: - Secrets
 
-  /// A Secret mount's value for a key the model didn't declare `secret: true` was quoted by the
+  /// A secret layer's value for a key the model didn't declare `secret: true` was quoted by the
   /// setting's read (the `typeMismatch` diagnostic's message and stored value) when the declared
   /// type couldn't read it, though `explain` and the store's own diagnostics redacted it.
-  @Test func aSecretMountsUnreadableValueIsNotShownWhenTheSettingIsRead() throws {
+  ///
+  /// (A Secret mount's text that doesn't parse is left out of its layer; a source of typed
+  /// values keeps a wrong-typed value its layer held at open, which the setting reads as its
+  /// default.)
+  @Test func aSecretLayersUnreadableValueIsNotShownWhenTheSettingIsRead() throws {
     let directory = try TemporaryDirectory()
-    let secrets = try secretMount(["port": "hunter2\n"], in: directory)
+    let secrets = LayerTestSource("secrets", ["port": "hunter2"], holdsSecrets: true)
     let store = try LayeredPlistStore(
       persistentFile: directory.file("data.plist"),
       layers: [.runtime, .source(secrets), .persistent], options: Self.options)
@@ -44,14 +48,27 @@ private struct MountedSettings: SettingsGroup {
     for diagnostic in declared + read {
       #expect(!"\(diagnostic) \(diagnostic.message)".contains("hunter2"), "\(diagnostic)")
     }
+    // A Secret mount's text that doesn't parse is reported without it, and left out.
+    let mount = try secretMount(["port": "hunter3\n"], in: directory)
+    let mounted = try LayeredPlistStore(
+      persistentFile: directory.file("mounted.plist"),
+      layers: [.runtime, .source(mount), .persistent], options: Self.options)
+    let (mountedSettings, mountedDeclared) = collectingDiagnostics {
+      MountedSettings(backend: mounted)
+    }
+    #expect(mountedSettings.port == 80)
+    #expect(mountedDeclared.map(\.kind) == [.layerValueRejected])
+    #expect(mountedDeclared.first?.storedValue == nil)
+    #expect(!mountedDeclared.contains { "\($0) \($0.message)".contains("hunter3") })
     // Through a scoped view too.
     let scoped = MountedSettings(backend: store.scoped(to: ""))
     let (_, scopedRead) = collectingDiagnostics { scoped.port }
     #expect(!scopedRead.contains { $0.message.contains("hunter2") })
   }
 
-  /// `SettingsChange.description` redacts only keys declared `secret: true`: a change of a key
-  /// whose value comes from a Secret mount (`holdsSecrets`) prints the secret.
+  /// `SettingsChange.description` redacted only keys declared `secret: true`: a change of a key
+  /// whose value comes from a Secret mount (`holdsSecrets`) printed the secret, through the
+  /// store and through a scoped view of it, as a change or as an initial value.
   @Test func aChangeOfASecretMountsKeyIsNotPrintedWithItsValue() throws {
     let directory = try TemporaryDirectory()
     let secrets = LayerTestSource("secrets", ["port": "1"], holdsSecrets: true)
@@ -61,33 +78,43 @@ private struct MountedSettings: SettingsGroup {
     store.startWatching()
     defer { store.stopWatching() }
     let received = Received<SettingsChange>()
-    let token = store.observe(key: "port") { received.append($0) }
+    let token = store.observe(key: "port", initial: true) { received.append($0) }
     defer { token.cancel() }
-    secrets.set(["port": "4242"])
-    #expect(received.all.map(\.key) == ["port"])
-    withKnownIssue("SettingsChange knows declared secrets only, not the layer a value came from") {
-      #expect(!received.all.map(\.description).joined().contains("4242"))
+    let scoped = Received<SettingsChange>()
+    let scopedToken = store.scoped(to: "po").observe(key: "rt", initial: true) {
+      scoped.append($0)
     }
+    defer { scopedToken.cancel() }
+    secrets.set(["port": "4242"])
+    #expect(received.all.map(\.key) == ["port", "port"])
+    #expect(received.all.map(\.description) == ["port → <secret>", "port → <secret>"])
+    #expect(scoped.all.map(\.description) == ["rt → <secret>", "rt → <secret>"])
+    #expect(received.all.last == SettingsChange(key: "port", newValue: "4242"))
   }
 
-  /// A source's `LayerContents` prints its values: `print(try secretMount.read())` shows them.
+  /// A source's `LayerContents` printed its values: `print(try secretMount.read())` showed them.
   @Test func aSecretSourcesContentsDoNotPrintTheirValues() throws {
     let directory = try TemporaryDirectory()
     let secrets = try secretMount(["password": "hunter2"], in: directory)
     let contents = try secrets.read()
-    withKnownIssue("LayerContents is a plain value; it doesn't know its source holds secrets") {
-      #expect(!"\(contents)".contains("hunter2"))
-    }
+    #expect(contents.holdsSecrets)
+    #expect(contents.values == ["password": "hunter2"])
+    #expect("\(contents)" == "LayerContents(password: <secret>)")
+    var dumped = ""
+    dump(contents, to: &dumped)
+    #expect(!dumped.contains("hunter2"), "\(dumped)")
+    // Another source's contents print their values.
+    #expect("\(LayerContents(values: ["port": 80]))" == "LayerContents(port: 80)")
   }
 
   // MARK: - Validated before applied
 
-  /// A text the declared type can't read, at open, shadows the good value below it.
+  /// A text the declared type can't read, at open, shadowed the good value below it.
   ///
   /// At open (or whenever a model declares the key after the store read the source), such a text
-  /// stays in its layer as a string: the setting reads its default rather than the value saved
-  /// in `data.plist`. A reread giving the same bad text (`apply`) leaves the key out of the layer
-  /// instead. The issue says a bad deployment file never replaces good settings with defaults.
+  /// stayed in its layer as a string: the setting read its default rather than the value saved
+  /// in `data.plist`, though a bad deployment file must never replace good settings with
+  /// defaults. It is now left out of the layer, and reported.
   @Test func aBadTextAtOpenDoesNotHideTheValueSavedBelowIt() throws {
     let directory = try TemporaryDirectory()
     let environment = EnvironmentVariablesSource(
@@ -96,13 +123,35 @@ private struct MountedSettings: SettingsGroup {
       persistentFile: directory.file("data.plist"),
       layers: [.runtime, .source(environment), .persistent], options: Self.options)
     try store.setValue(8080, forKey: "port")
+    let (settings, declared) = collectingDiagnostics { MountedSettings(backend: store) }
+    let (port, read) = collectingDiagnostics { settings.port }
+    #expect(port == 8080)
+    #expect(read.isEmpty)
+    #expect(store.layer(forKey: "port") == .persistent)
+    #expect(
+      declared.map(\.message) == [
+        "The environment layer's text 'eighty' for 'port' can't be read as Int (it is not an "
+          + "integer); the layer leaves the key out, and the layers below it give the value"
+      ])
+    #expect(declared.map(\.kind) == [.layerValueRejected])
+  }
+
+  /// A text left out at declaration comes back once the source gives one that parses.
+  @Test func aBadTextLeftOutAtOpenIsReplacedByTheNextGoodOne() throws {
+    let directory = try TemporaryDirectory()
+    let environment = LayerTestSource(.environment, ["port": "eighty"], valuesAreText: true)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .source(environment), .persistent], options: Self.options)
+    store.startWatching()
+    defer { store.stopWatching() }
     let (settings, _) = collectingDiagnostics { MountedSettings(backend: store) }
-    let (port, _) = collectingDiagnostics { settings.port }
-    withKnownIssue(
-      "by design (LayerSource.valuesAreText): an unparsable text stays a string and reads as the default"
-    ) {
-      #expect(port == 8080)
-    }
+    #expect(settings.port == 80)
+    let ((), again) = collectingDiagnostics { environment.set(["port": "eighty"]) }
+    #expect(again.isEmpty, "the same bad text is reported once")
+    environment.set(["port": "81"])
+    #expect(settings.port == 81)
+    #expect(store.layer(forKey: "port") == .environment)
   }
 }
 
@@ -165,13 +214,12 @@ extension LayersReviewFindingsTests {
     return condition()
   }
 
-  /// One source layered by two stores updates only one of them.
+  /// One source layered by two stores updated only one of them.
   ///
   /// The same managed file for an app's store and its extension's: a source keeps one reporter,
-  /// so only one store hears of a change. `PropertyListFileSource` and `ManagedSettingsSource` keep the first store's reporter
-  /// (a second `startWatching` does nothing), `DirectorySource` the last one's; and either store
-  /// stopping its watch stops the source for both. Nothing in `LayerSource`'s documentation says
-  /// a source serves one store.
+  /// so only one store heard of a change (`PropertyListFileSource` and `ManagedSettingsSource`
+  /// kept the first store's reporter, `DirectorySource` the last one's), and either store
+  /// stopping its watch stopped the source for both. The stores now share the source's watch.
   @Test func aSourceLayeredByTwoStoresUpdatesBoth() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("shared.plist")
@@ -196,10 +244,39 @@ extension LayersReviewFindingsTests {
     try write("0.2")
     let firstSaw = try await eventually(within: 5) { first.value(forKey: "volume") == 0.2 }
     #expect(firstSaw, "the first store never read the changed file")
-    let secondSaw = try await eventually(within: 0.5) { second.value(forKey: "volume") == 0.2 }
-    withKnownIssue("a source keeps one reporter; LayerSource doesn't say it serves one store") {
-      #expect(secondSaw)
+    let secondSaw = try await eventually(within: 5) { second.value(forKey: "volume") == 0.2 }
+    #expect(secondSaw, "the second store never read the changed file")
+    // One store stopping its watch leaves the other's.
+    first.stopWatching()
+    try write("0.3")
+    let secondSawAgain = try await eventually(within: 5) {
+      second.value(forKey: "volume") == 0.3
     }
+    #expect(secondSawAgain, "the second store stopped hearing of changes with the first")
+    #expect(first.value(forKey: "volume") == 0.2)
+  }
+
+  /// Two stores layering one source ask it to start watching once, and to stop once, when the
+  /// last of them stops.
+  @Test func storesSharingASourceStartAndStopItsWatchOnce() throws {
+    let directory = try TemporaryDirectory()
+    let source = LayerTestSource("flags", ["beta": true])
+    let stores = try (0..<2).map { index in
+      try LayeredPlistStore(
+        persistentFile: directory.file("\(index).plist"),
+        layers: [.runtime, .source(source), .persistent], options: Self.options)
+    }
+    let received = Received<SettingsChange>()
+    let tokens = stores.map { store in store.observe(key: "beta") { received.append($0) } }
+    defer { for token in tokens { token.cancel() } }
+    for store in stores { store.startWatching() }
+    #expect(source.starts == 1)
+    source.set(["beta": false])
+    #expect(received.all.map(\.description) == ["beta → false", "beta → false"])
+    stores[0].stopWatching()
+    #expect(source.stops == 0)
+    stores[1].stopWatching()
+    #expect(source.stops == 1)
   }
 }
 
@@ -208,24 +285,28 @@ extension LayersReviewFindingsTests {
     @Setting var apiToken = ""
   }
 
-  /// A Secret mount's value is exported and printed when its key isn't declared secret.
+  /// A Secret mount's value was exported and printed when its key wasn't declared secret.
   ///
-  /// A key the model didn't declare `secret: true` is exported (an export leaves secrets out by default, so that it can be shared) and printed by the
-  /// setting's descriptor; the issue says a Secret mount's values are redacted everywhere
-  /// secrets are. Only `explain` and the store's own diagnostics (and, since this review, the
-  /// setting's read diagnostic) treat the layer's values as secrets.
+  /// An export leaves secrets out by default, so that it can be shared; a key the model didn't
+  /// declare `secret: true` was exported all the same, and printed by the setting's descriptor,
+  /// though a Secret mount's values are redacted everywhere secrets are.
   @Test func aSecretMountsValueIsNeitherExportedNorPrintedByTheDescriptor() throws {
     let directory = try TemporaryDirectory()
     let secrets = try secretMount(["apiToken": "hunter2\n"], in: directory)
     let store = try LayeredPlistStore(
       persistentFile: directory.file("data.plist"),
-      layers: [.runtime, .source(secrets), .persistent], options: Self.options)
+      layers: [.runtime, .persistent, .source(secrets)], options: Self.options)
     let settings = TokenSettings(backend: store)
     #expect(settings.apiToken == "hunter2")
     #expect(!store.explain("apiToken").description.contains("hunter2"))
-    withKnownIssue("export and descriptors know declared secrets only, not secret layers") {
-      #expect(settings.exportedValues()["apiToken"] == nil)
-      #expect(!settings.allSettings.map(\.description).joined().contains("hunter2"))
-    }
+    #expect(settings.exportedValues()["apiToken"] == nil)
+    #expect(settings.exportedValues(options: .init(includesSecrets: true))["apiToken"] == "hunter2")
+    #expect(settings.allSettings.map(\.description) == ["apiToken: String = <secret>"])
+    #expect(settings.allSettings.map(\.valueDescription) == ["<secret>"])
+    #expect(!"\(settings)".contains("hunter2"))
+    // Once a layer that holds no secrets gives the value, it is shown and exported.
+    try store.setValue("visible", forKey: "apiToken")
+    #expect(settings.exportedValues()["apiToken"] == "visible")
+    #expect(settings.allSettings.map(\.description) == ["apiToken: String = visible"])
   }
 }

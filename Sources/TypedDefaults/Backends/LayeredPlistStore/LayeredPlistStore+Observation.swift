@@ -26,7 +26,21 @@ extension LayeredPlistStore: RecordsOwnChanges {
     let normalized = keys.map(normalizedKey)
     state.withLock { state in
       observers.record(
-        zip(keys, normalized).map { SettingsChange(key: $0, newValue: state.effective[$1]?.value) })
+        zip(keys, normalized).map { key, normalized in
+          let change = change(ofKey: normalized, in: state)
+          return SettingsChange(
+            key: key, newValue: change.newValue, valueIsSecret: change.valueIsSecret)
+        })
     }
+  }
+
+  /// The change a key's effective value in `state` makes.
+  ///
+  /// Marked secret when a layer holding secrets gives it. Called under the state lock.
+  func change(ofKey key: String, in state: State) -> SettingsChange {
+    let effective = state.effective[key]
+    let isSecret =
+      !secretLayers.isEmpty && effective.map { secretLayers.contains($0.layer) } == true
+    return SettingsChange(key: key, newValue: effective?.value, valueIsSecret: isSecret)
   }
 }

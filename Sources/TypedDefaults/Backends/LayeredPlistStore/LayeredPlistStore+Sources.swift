@@ -16,8 +16,9 @@ extension LayeredPlistStore {
     let holdsSecrets: Bool
     /// The number of reads started, so that a late read never replaces a later one.
     let reads = Locked(0)
-    /// The reporter given to the source while the store watches.
-    let reporter = Locked<LayerSourceReporter?>(nil)
+    /// The store's subscription to the source's watch (shared with other stores layering the
+    /// source) while the store watches.
+    let subscription = Locked<SharedSourceWatch.Subscription?>(nil)
     /// The problems of the source's latest read, so that a reread records and reports only the
     /// new ones.
     let problems = Locked<[SettingsError]>([])
@@ -53,33 +54,32 @@ extension LayeredPlistStore {
       reason: "it is managed by the '\(layer)' layer, which can't be overridden")
   }
 
-  /// Starts every source's watch, each reporting to a reporter of its own that reads the source
-  /// again (``reread(_:)``).
+  /// Subscribes to every source's watch (``SharedSourceWatch``), each report read by a reporter
+  /// of the store's own that reads the source again (``reread(_:)``).
   func connectSources() {
     for slot in sourceSlots {
       let reporter = LayerSourceReporter { [weak self, weak slot] _ in
         guard let self, let slot else { return }
         self.reread(slot)
       }
-      let previous = slot.reporter.withLock { current in
-        defer { current = reporter }
+      let subscription = SharedSourceWatch.subscribe(reporter, to: slot.source)
+      let previous = slot.subscription.withLock { current in
+        defer { current = subscription }
         return current
       }
-      previous?.disconnect()
-      slot.source.startWatching(reportingTo: reporter)
+      previous?.unsubscribe()
     }
   }
 
-  /// Disconnects every source's reporter and stops its watch.
+  /// Ends every source's subscription, stopping the source's watch unless another store
+  /// watches it.
   func disconnectSources() {
     for slot in sourceSlots {
-      let reporter = slot.reporter.withLock { current in
+      let subscription = slot.subscription.withLock { current in
         defer { current = nil }
         return current
       }
-      guard let reporter else { continue }
-      reporter.disconnect()
-      slot.source.stopWatching()
+      subscription?.unsubscribe()
     }
   }
 
@@ -107,6 +107,7 @@ extension LayeredPlistStore {
       return false
     }
     let values = normalizingKeys(of: contents.values, layer: slot.layer)
+    if slot.holdsSecrets { SecretRedaction.noteSecret(values.keys) }
     // A problem the previous read had already is recorded and reported once, not on every read.
     let known = slot.problems.withLock { known in
       defer { known = contents.problems }
@@ -201,8 +202,12 @@ extension LayeredPlistStore {
   }
 
   /// Converts the texts the text layers hold for `keys` into the types models now declare for
-  /// them (``learn(_:)``), publishing the keys whose effective value changed; a text that doesn't
-  /// parse stays a string, and is reported.
+  /// them (``learn(_:)``), publishing the keys whose effective value changed.
+  ///
+  /// A text that doesn't parse is reported (``SettingsDiagnostic/Kind/layerValueRejected``) and
+  /// never shadows the layers below: the layer keeps the value it had already read as the type,
+  /// if any, and otherwise leaves the key out, so that a bad deployment text never replaces the
+  /// value saved in `data.plist` with the setting's default.
   func convertTexts(ofKeys keys: [String]) {
     let textSlots = sourceSlots.filter(\.isText)
     guard !textSlots.isEmpty, !keys.isEmpty else { return }
@@ -212,24 +217,19 @@ extension LayeredPlistStore {
         guard let texts = state.text[slot.index] else { continue }
         for key in keys {
           guard let given = texts[key] else { continue }
-          var value = given
+          var value: PropertyListValue? = given
           if let declared = declaredKey(key), case .string(let text) = given {
             switch Self.parse(text, as: declared.valueType) {
             case .success(let parsed):
               value = parsed
             case .failure(let error):
-              let secret = slot.holdsSecrets || declared.isSecret
-              let shown = secret ? SecretRedaction.placeholder : "'\(text)'"
-              let type = TypeNames.sugared(declared.valueType)
+              // A value read as the type before (another model's declaration) is the last good
+              // one; the unparsed text itself is none.
+              let current = state.layers[slot.index][key]
+              value = current == given ? nil : current
               problems.append(
-                SettingsDiagnostic(
-                  kind: .typeMismatch, key: key, backend: name, expectedType: type,
-                  storedValue: secret ? nil : given,
-                  message: "The \(slot.layer) layer's text \(shown) for '\(key)' can't be read as "
-                    + "\(type)\(Self.cause(of: error, text: text, type: type, secret: secret)); "
-                    + "it stays a string, "
-                    + "and the setting reads its "
-                    + "default"))
+                unparsedText(
+                  text, forKey: key, in: slot, declared: declared, error: error, kept: value))
             }
           }
           if state.layers[slot.index][key] != value {
@@ -240,6 +240,25 @@ extension LayeredPlistStore {
       }
     }
     for problem in problems { SettingsDiagnostics.report(problem) }
+  }
+
+  /// The diagnostic of a text held at declaration that doesn't parse as the declared type (see
+  /// ``convertTexts(ofKeys:)``).
+  private func unparsedText(
+    _ text: String, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
+    error: SettingsError, kept: PropertyListValue?
+  ) -> SettingsDiagnostic {
+    let secret = slot.holdsSecrets || declared.isSecret
+    let shown = secret ? SecretRedaction.placeholder : "'\(text)'"
+    let type = TypeNames.sugared(declared.valueType)
+    let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
+    return SettingsDiagnostic(
+      kind: .layerValueRejected, key: key, backend: name, expectedType: type,
+      storedValue: secret ? nil : .string(text),
+      message: "The \(slot.layer) layer's text \(shown) for '\(key)' can't be read as "
+        + "\(type)\(Self.cause(of: error, text: text, type: type, secret: secret)); "
+        + (keeps.map { "the layer keeps its last value, \($0)" }
+          ?? "the layer leaves the key out, and the layers below it give the value"))
   }
 
   /// Why a text didn't parse, as a diagnostic shows it after the type: ` (reason)`, without the

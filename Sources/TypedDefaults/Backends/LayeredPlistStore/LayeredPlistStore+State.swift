@@ -252,7 +252,7 @@ extension LayeredPlistStore {
         var seen = Set<String>()
         observers.record(
           changed.filter { seen.insert($0).inserted }.map {
-            SettingsChange(key: $0, newValue: state.effective[$0]?.value)
+            change(ofKey: $0, in: state)
           })
       }
       return (result, changed)

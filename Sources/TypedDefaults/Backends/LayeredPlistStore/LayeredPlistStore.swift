@@ -273,6 +273,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         store: name)
       values[slot.index] = entries
       if slot.isText { text[slot.index] = entries }
+      // A change's description, which knows no store, redacts what a secret layer gives.
+      if slot.holdsSecrets { SecretRedaction.noteSecret(entries.keys) }
       unreadableShippedEntries += contents.problems
       slot.problems.withLock { $0 = contents.problems }
       if !contents.isMissing { loaded.insert(slot.layer) }
