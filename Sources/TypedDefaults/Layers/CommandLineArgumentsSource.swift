@@ -8,7 +8,8 @@ extension SettingsError.Code {
 }
 
 /// A ``LayerSource`` reading settings from the process's command-line arguments: `--server-url
-/// https://example.com`, `--verbose`, or UserDefaults' own `-ServerURL https://example.com`.
+/// https://example.com`, `--verbose`, or UserDefaults' own `-serverURL https://example.com` (the
+/// key exactly as declared).
 ///
 /// ```swift
 /// let settings = PlayerSettings()
@@ -23,8 +24,8 @@ extension SettingsError.Code {
 /// | `--server-url=https://example.com` | `serverURL` = `https://example.com` |
 /// | `--server-url https://example.com` | the same |
 /// | `-serverURL https://example.com` | the same: the key exactly as declared, as `UserDefaults`' argument domain takes it |
-/// | `--verbose` (last, or another option follows) | `verbose` = `true` |
-/// | `--no-verbose` | `verbose` = `false` (unless a key's option is itself `--no-verbose`) |
+/// | `--verbose` (last, or another option follows) | `verbose` = `true`, a Boolean |
+/// | `--no-verbose` | `verbose` = `false`, a Boolean (unless a key's option is itself `--no-verbose`) |
 /// | `--` | ends the options: what follows is not read |
 /// | `input.txt` (no dash) | nothing: positional arguments are the app's |
 /// | `-v`, `-AppleLanguages (en)` (one dash, not a key) | nothing: short flags and other frameworks' argument-domain keys are left alone |
@@ -34,9 +35,11 @@ extension SettingsError.Code {
 /// ``EnvironmentVariablesSource`` splits them (`serverURL`, `server.url`, `server_url` →
 /// `--server-url`; `httpTimeoutMS` → `--http-timeout-ms`). The argument after an option is its
 /// value unless it is an option itself: it starts with `-`, and is neither `-` alone nor a number
-/// (`--offset -5` reads `-5`). `-Key` always needs a value; a bare `--key` means `true`, for
-/// `Bool` settings (a key of another type reads the text `true` and the store reports it if the
-/// type can't).
+/// (`--offset -5` reads `-5`). `-Key` always needs a value; a bare `--key` is the Boolean `true`,
+/// for `Bool` settings: a setting of another type refuses it, and the store reports it, so
+/// `--token -x9` (a value that starts with a dash) is never read as the token `true`; write
+/// `--token=-x9`. A bare option followed by a positional argument (`--verbose input.txt`) takes
+/// it as its value; write `--verbose=true input.txt`, or put the option last.
 ///
 /// ## Problems
 ///
@@ -75,7 +78,8 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
   /// What couldn't be read, in argument order after the keys' conflicts.
   private let problems: [SettingsError]
 
-  /// `true`: every value is an argument's text.
+  /// `true`: every value is an argument's text, but for a bare option's Boolean (`--verbose`,
+  /// `--no-verbose`).
   public var valuesAreText: Bool { true }
 
   /// The settings given in `arguments` for `keys`.
@@ -131,10 +135,10 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
       guard let next = remaining.first, !isOption(next) else { return nil }
       return remaining.removeFirst()
     }
-    func set(_ key: String, _ value: String, as option: String) {
+    func set(_ key: String, _ value: PropertyListValue, as option: String) {
       if givenAs[key] == nil { order.append(key) }
       givenAs[key, default: []].append(option)
-      values[key] = .string(value)
+      values[key] = value
     }
     while let argument = remaining.popFirst() {
       if argument == "--" { break }
@@ -144,11 +148,12 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
         let name = String(body[..<(equals ?? body.endIndex)])
         let inline = equals.map { String(body[body.index(after: $0)...]) }
         if let key = keyByOption[name] {
-          set(key, inline ?? takeValue() ?? "true", as: "--" + name)
+          // A bare option is the Boolean `true`, not the text: a `String` setting refuses it.
+          set(key, (inline ?? takeValue()).map(PropertyListValue.string) ?? true, as: "--" + name)
         } else if inline == nil, name.hasPrefix("no-"),
           let key = keyByOption[String(name.dropFirst(3))]
         {
-          set(key, "false", as: "--" + name)
+          set(key, false, as: "--" + name)
         } else {
           var hint = ""
           if keys.contains(name), let kebab = KeyWords.kebabCase(name) {
@@ -168,7 +173,7 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
               reason: "The option \(argument) has no value; give one after it"))
           continue
         }
-        set(key, value, as: argument)
+        set(key, .string(value), as: argument)
       } else if isOption(argument), let equals = argument.firstIndex(of: "="),
         case let key = String(argument[argument.index(after: argument.startIndex)..<equals]),
         keys.contains(key)

@@ -49,14 +49,14 @@ import TypedDefaults
   }
 
   @Test func aBareOptionMeansTrueAndItsNoFormFalse() {
-    #expect(source(["--verbose"]).read().values == ["verbose": "true"])
+    #expect(source(["--verbose"]).read().values == ["verbose": true])
     #expect(
-      source(["--verbose", "--volume=1"]).read().values == ["verbose": "true", "volume": "1"])
-    #expect(source(["--verbose", "--"]).read().values == ["verbose": "true"])
-    #expect(source(["--no-verbose"]).read().values == ["verbose": "false"])
+      source(["--verbose", "--volume=1"]).read().values == ["verbose": true, "volume": "1"])
+    #expect(source(["--verbose", "--"]).read().values == ["verbose": true])
+    #expect(source(["--no-verbose"]).read().values == ["verbose": false])
     // A key whose own option starts with no- is that key's.
     let own = CommandLineArgumentsSource(arguments: ["--no-cache"], keys: ["noCache", "cache"])
-    #expect(own.read().values == ["noCache": "true"])
+    #expect(own.read().values == ["noCache": true])
   }
 
   @Test func argumentsAfterTheDoubleDashAndPositionalArgumentsAreLeftAlone() {
@@ -70,7 +70,7 @@ import TypedDefaults
     let source = source(["--api-tokn=hunter2", "--colour", "red", "--verbose"])
     #expect(source.unrecognizedArguments == ["--api-tokn", "--colour"])
     let contents = source.read()
-    #expect(contents.values == ["verbose": "true"])
+    #expect(contents.values == ["verbose": true])
     #expect(
       contents.problems == [
         SettingsError(.unknownArgument, reason: "The option --api-tokn names no setting"),

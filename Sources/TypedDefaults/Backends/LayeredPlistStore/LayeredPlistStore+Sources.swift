@@ -218,18 +218,24 @@ extension LayeredPlistStore {
         for key in keys {
           guard let given = texts[key] else { continue }
           var value: PropertyListValue? = given
-          if let declared = declaredKey(key), case .string(let text) = given {
-            switch Self.parse(text, as: declared.valueType) {
-            case .success(let parsed):
-              value = parsed
-            case .failure(let error):
-              // A value read as the type before (another model's declaration) is the last good
-              // one; the unparsed text itself is none.
+          if let declared = declaredKey(key) {
+            var parseError: SettingsError?
+            if case .string(let text) = given {
+              switch Self.parse(text, as: declared.valueType) {
+              case .success(let parsed): value = parsed
+              case .failure(let error): parseError = error
+              }
+            }
+            // A text that doesn't parse, or a typed value the type can't read (a bare option's
+            // `true` for a `String`): a value read as the type before (another model's
+            // declaration) is the last good one; what was given is none.
+            if parseError != nil || (value == given && !declared.reads(given)) {
               let current = state.layers[slot.index][key]
               value = current == given ? nil : current
               problems.append(
-                unparsedText(
-                  text, forKey: key, in: slot, declared: declared, error: error, kept: value))
+                unreadableText(
+                  given, forKey: key, in: slot, declared: declared, parseError: parseError,
+                  kept: value))
             }
           }
           if state.layers[slot.index][key] != value {
@@ -242,21 +248,24 @@ extension LayeredPlistStore {
     for problem in problems { SettingsDiagnostics.report(problem) }
   }
 
-  /// The diagnostic of a text held at declaration that doesn't parse as the declared type (see
-  /// ``convertTexts(ofKeys:)``).
-  private func unparsedText(
-    _ text: String, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
-    error: SettingsError, kept: PropertyListValue?
+  /// The diagnostic of a text layer's value held at declaration that the declared type can't
+  /// read: a text that doesn't parse, or a typed value (see ``convertTexts(ofKeys:)``).
+  private func unreadableText(
+    _ given: PropertyListValue, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
+    parseError: SettingsError?, kept: PropertyListValue?
   ) -> SettingsDiagnostic {
     let secret = slot.holdsSecrets || declared.isSecret
-    let shown = secret ? SecretRedaction.placeholder : "'\(text)'"
+    let text = given.stringValue
+    let shown =
+      secret
+      ? SecretRedaction.placeholder : text.map { "text '\($0)'" } ?? "value \(given)"
     let type = TypeNames.sugared(declared.valueType)
     let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
     return SettingsDiagnostic(
       kind: .layerValueRejected, key: key, backend: name, expectedType: type,
-      storedValue: secret ? nil : .string(text),
-      message: "The \(slot.layer) layer's text \(shown) for '\(key)' can't be read as "
-        + "\(type)\(Self.cause(of: error, text: text, type: type, secret: secret)); "
+      storedValue: secret ? nil : given,
+      message: "The \(slot.layer) layer's \(secret ? "text " : "")\(shown) for '\(key)' can't be "
+        + "read as \(type)\(Self.cause(of: parseError, text: text, type: type, secret: secret)); "
         + (keeps.map { "the layer keeps its last value, \($0)" }
           ?? "the layer leaves the key out, and the layers below it give the value"))
   }
