@@ -34,9 +34,11 @@ private struct ArgumentSettings: SettingsGroup {
     #expect(secret.unrecognizedArguments == ["-token"])
   }
 
-  /// A value that starts with `-` (a password `-x9`) was taken for the next option: `--token`
-  /// then meant the text `true`, which a `String` setting read without complaint. A bare option
-  /// is now the Boolean `true`, which a `String` setting refuses, and the store reports it.
+  /// A value that starts with `-` (a password `-x9`) was read as the token `true`.
+  ///
+  /// It was taken for the next option: `--token` then meant the text `true`, which a `String`
+  /// setting read without complaint. A bare option is now the Boolean `true`, which a `String`
+  /// setting refuses, and the store reports it.
   @Test func aValueStartingWithADashIsNotSilentlyReplacedByTrue() throws {
     let directory = try TemporaryDirectory()
     let arguments = CommandLineArgumentsSource(
