@@ -53,6 +53,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .executableTarget(
+      name: "FleetDemo",
+      dependencies: ["TypedDefaults"],
+      path: "Examples/FleetDemo",
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
       name: "UserDefaultsModelDemo",
       dependencies: ["TypedDefaults"],
       path: "Examples/UserDefaultsModelDemo",

@@ -147,6 +147,8 @@ struct Domain {
         label = path
       case .environment(let prefix, _)?:
         label = "$\(prefix)*"
+      case .etcd(let endpoints, let prefix, _, _)?:
+        label = "etcd \(endpoints.first ?? "?")\(prefix)"
       case nil:
         label = recorded.layer == .persistent ? persistentName : "-"
       }

@@ -97,6 +97,12 @@ public protocol LayerSource: AnyObject, Sendable {
   /// How a tool that opens the store's folder (the `settings` tool) can open this source again, as
   /// the store records it beside `data.plist`, or `nil` (the default) if it can't.
   var recordedSource: RecordedLayerSource? { get }
+
+  /// A short note on a condition of the source that someone reading its values should know,
+  /// which ``LayeredPlistStore/explain(_:)`` shows on the layer's line: `offline: the last known
+  /// good values, saved 2026-12-03T07:40:00Z` for a fleet source that can't reach its servers.
+  /// `nil` (the default) when there is nothing to say.
+  var condition: String? { get }
 }
 
 extension LayerSource {
@@ -114,6 +120,8 @@ extension LayerSource {
   public func stopWatching() {}
   /// `nil`: a tool can't open this source again.
   public var recordedSource: RecordedLayerSource? { nil }
+  /// `nil`: nothing to say.
+  public var condition: String? { nil }
 }
 
 /// What a ``LayerSource`` read: its values by key, and the entries it had to leave out.

@@ -22,4 +22,9 @@ public enum RecordedLayerSource: Sendable, Hashable {
   case managed(path: String, trustedOwner: UInt32 = 0)
   /// The defaults of a `Settings.bundle` (``SettingsBundleSource``) at an absolute path.
   case settingsBundle(path: String)
+  /// The keys under a prefix of an etcd cluster (``EtcdSource``): its endpoints, the prefix, the
+  /// user if the source had credentials (never the password: a tool opening the source reads it
+  /// from the `TYPEDDEFAULTS_ETCD_PASSWORD` environment variable), and the absolute path of the
+  /// last known good file, if any.
+  case etcd(endpoints: [String], prefix: String, user: String?, lastKnownGoodFile: String?)
 }

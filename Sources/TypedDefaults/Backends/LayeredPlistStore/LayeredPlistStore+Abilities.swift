@@ -50,6 +50,8 @@ extension LayeredPlistStore: HasReadOnlyLayers {
       .settingsBundle(let path)?:
       path
     case .environment(let prefix, _)?: "environment variables \(prefix)*"
+    case .etcd(let endpoints, let prefix, _, _)?:
+      "etcd \(prefix)* at \(endpoints.joined(separator: ", "))"
     case nil: String(describing: type(of: source))
     }
   }

@@ -78,6 +78,11 @@ extension LayeredPlistStore.LayerDefinition {
   ///   file, trusting the owner the app's source trusted, so the file is read only if the app
   ///   would read it; its keys are forced, as in the app.
   /// - ``RecordedLayerSource/settingsBundle(path:)`` is a ``SettingsBundleSource``.
+  /// - ``RecordedLayerSource/etcd(endpoints:prefix:user:lastKnownGoodFile:)`` is an
+  ///   ``EtcdSource`` of the endpoints and prefix, with the user and the password of the
+  ///   `TYPEDDEFAULTS_ETCD_PASSWORD` variable of `environment` if the app's source had a user
+  ///   (the password is never recorded), and the app's last known good file, which it reads when
+  ///   no endpoint answers.
   /// - ``RecordedLayerSource/environment(prefix:keys:)`` is an ``EnvironmentVariablesSource``
   ///   of the prefix, and of the keys if the app's source had them, so variables map to keys as
   ///   they did in the app; it reads `environment`, **the environment of the process opening
@@ -145,6 +150,16 @@ extension LayeredPlistStore.LayerDefinition {
     case .settingsBundle(let path):
       guard layer == .settingsBundle else { return nil }
       self = .source(SettingsBundleSource(bundle: URL(fileURLWithPath: path, isDirectory: true)))
+    case .etcd(let endpoints, let prefix, let user, let lastKnownGoodFile):
+      let credentials = user.map { user in
+        EtcdSource.Credentials(
+          user: user, password: environment[EtcdSource.passwordVariable] ?? "")
+      }
+      self = .source(
+        EtcdSource(
+          endpoints: endpoints.compactMap(URL.init(string:)), prefix: prefix,
+          credentials: credentials, layer: layer,
+          lastKnownGoodFile: lastKnownGoodFile.map { URL(fileURLWithPath: $0) }))
     }
   }
 }

@@ -178,7 +178,7 @@ extension LayeredPlistStore {
 extension RecordedLayerSource {
   /// The kinds of source a record can hold, as it names them.
   static let recordedKinds = [
-    "propertyListFile", "directory", "environment", "managed", "settingsBundle",
+    "propertyListFile", "directory", "environment", "managed", "settingsBundle", "etcd",
   ]
 
   /// The source as a record holds it: a dictionary of its `kind` and its fields.
@@ -201,6 +201,14 @@ extension RecordedLayerSource {
       return .dictionary(fields)
     case .settingsBundle(let path):
       return ["kind": "settingsBundle", "path": .string(path)]
+    case .etcd(let endpoints, let prefix, let user, let lastKnownGoodFile):
+      var fields: [String: PropertyListValue] = [
+        "kind": "etcd", "endpoints": .array(endpoints.map(PropertyListValue.string)),
+        "prefix": .string(prefix),
+      ]
+      if let user { fields["user"] = .string(user) }
+      if let lastKnownGoodFile { fields["lastKnownGoodFile"] = .string(lastKnownGoodFile) }
+      return .dictionary(fields)
     }
   }
 
@@ -256,6 +264,35 @@ extension RecordedLayerSource {
       self = .managed(path: try path(), trustedOwner: owner)
     case "settingsBundle":
       self = .settingsBundle(path: try path())
+    case "etcd":
+      guard case .array(let list)? = fields["endpoints"], !list.isEmpty else {
+        throw RecordProblem("(etcd) has no 'endpoints' array")
+      }
+      var endpoints: [String] = []
+      for item in list {
+        guard case .string(let endpoint) = item else {
+          throw RecordProblem("(etcd) has 'endpoints' that are not an array of strings")
+        }
+        endpoints.append(endpoint)
+      }
+      guard case .string(let prefix)? = fields["prefix"] else {
+        throw RecordProblem("(etcd) has no 'prefix'")
+      }
+      var user: String?
+      if let recordedUser = fields["user"] {
+        guard case .string(let name) = recordedUser else {
+          throw RecordProblem("(etcd) has a 'user' that is not a string")
+        }
+        user = name
+      }
+      var file: String?
+      if let recordedFile = fields["lastKnownGoodFile"] {
+        guard case .string(let path) = recordedFile, path.hasPrefix("/") else {
+          throw RecordProblem("(etcd) has a 'lastKnownGoodFile' that is not an absolute path")
+        }
+        file = path
+      }
+      self = .etcd(endpoints: endpoints, prefix: prefix, user: user, lastKnownGoodFile: file)
     default:
       throw RecordProblem(
         "has the kind '\(kind)', which this version of TypedDefaults can't open (it opens "

@@ -45,6 +45,9 @@ extension LayeredPlistStore {
     /// The type a model bound to the store declared for the key (`Double`), or `nil` if no model
     /// did.
     public let declaredTypeName: String?
+    /// What each layer's source says of its condition (``LayerSource/condition``), such as a
+    /// fleet source offline; layers with nothing to say are absent.
+    public let layerConditions: [Layer: String]
     /// The layer whose value would win but which the declared type can't read, so a read of the
     /// setting returns its default; `nil` if the winning value reads (or no model declared the
     /// key).
@@ -67,8 +70,9 @@ extension LayeredPlistStore {
       key: String, layers: [Layer], values: [Layer: PropertyListValue],
       nextLaunchChange: NextLaunchChange?,
       layersWithoutFile: Set<Layer>, secretLayers: Set<Layer> = [], forcedLayers: [Layer] = [],
-      declared: DeclaredKey?
+      layerConditions: [Layer: String] = [:], declared: DeclaredKey?
     ) {
+      self.layerConditions = layerConditions
       self.key = key
       self.layers = layers
       self.values = values
@@ -101,7 +105,9 @@ extension LayeredPlistStore {
     /// A winning value the declared type can't read is marked instead
     /// `<- unreadable as Double: reads as the default`; a winning value a forced layer holds,
     /// `<- wins (managed: can't be changed)`. A layer whose source holds secrets shows
-    /// `<secret>` for its value.
+    /// `<secret>` for its value. A layer whose source reports a condition
+    /// (``layerConditions``) ends its line with it in parentheses:
+    /// `fleet       8000   <- wins   (offline: the last known good values, saved …)`.
     public var description: String {
       var lines = [key]
       // Names up to 11 characters (`environment`) keep the column where it always was; a longer
@@ -121,7 +127,8 @@ extension LayeredPlistStore {
           } else {
             ""
           }
-        lines.append("  \(name) \(shown)" + mark)
+        let condition = layerConditions[layer].map { "   (\($0))" } ?? ""
+        lines.append("  \(name) \(shown)" + mark + condition)
       }
       let nextLaunch = "next launch".padding(toLength: width, withPad: " ", startingAt: 0)
       switch nextLaunchChange {

@@ -442,6 +442,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   public func explain(_ key: String) -> Provenance {
     let key = normalizedKey(key)
     let declared = declaredKey(key)
+    var conditions: [Layer: String] = [:]
+    for slot in sourceSlots {
+      if let condition = slot.source.condition { conditions[slot.layer] = condition }
+    }
     return state.withLock { state in
       var values: [Layer: PropertyListValue] = [:]
       for (index, layer) in state.order.enumerated() {
@@ -454,7 +458,8 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         key: key, layers: state.order, values: values, nextLaunchChange: change,
         layersWithoutFile: Set(state.order.filter { !$0.isWritable })
           .subtracting(layersLoadedFromDisk),
-        secretLayers: secretLayers, forcedLayers: forcedLayers, declared: declared)
+        secretLayers: secretLayers, forcedLayers: forcedLayers, layerConditions: conditions,
+        declared: declared)
     }
   }
 
