@@ -343,6 +343,10 @@ final class HTTPConnection {
       if isCancelled() {
         throw Failure(reason: "The exchange with \(origin) was cancelled", wasCancelled: true)
       }
+      // Checked before each wait, so a server dripping bytes can't hold the exchange longer.
+      if let overall = self.deadline, Date() >= overall {
+        throw Failure(reason: "\(origin) did not finish its answer in time")
+      }
       var entry = pollfd(fd: descriptor, events: events, revents: 0)
       let ready = poll(&entry, 1, 100)
       if ready > 0 { return }
@@ -352,9 +356,6 @@ final class HTTPConnection {
       let now = Date()
       if now >= deadline {
         throw Failure(reason: "\(origin) did not answer within \(Self.seconds(timeout))")
-      }
-      if let overall = self.deadline, now >= overall {
-        throw Failure(reason: "\(origin) did not finish its answer in time")
       }
     }
   }
