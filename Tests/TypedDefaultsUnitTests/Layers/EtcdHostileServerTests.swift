@@ -93,8 +93,9 @@ private final class HostileServer: Sendable {
   }
 }
 
-/// The etcd source against servers that misbehave (issue #20, "bad data … an oversized or
-/// hostile response is bounded; no crash, no hang"): each ends in a `fleetUnavailable` error
+/// The etcd source against servers that misbehave, with no etcd needed.
+///
+/// Issue #20: "an oversized or hostile response is bounded; no crash, no hang". Each ends in a `fleetUnavailable` error
 /// naming the endpoint and the cause, within the source's timeouts, and the layer keeps its
 /// values. Runs without etcd.
 @Suite struct EtcdHostileServerTests {
@@ -163,7 +164,8 @@ private final class HostileServer: Sendable {
     let server = try HostileServer(holdsOpen: true) { descriptor in
       HostileServer.send("HTTP/1.1 200 OK\r\n", on: descriptor)
       for _ in 0..<100 {
-        HostileServer.send("X-Padding: " + String(repeating: "a", count: 1000) + "\r\n", on: descriptor)
+        HostileServer.send(
+          "X-Padding: " + String(repeating: "a", count: 1000) + "\r\n", on: descriptor)
       }
     }
     defer { server.stop() }
