@@ -95,9 +95,9 @@ private final class HostileServer: Sendable {
 
 /// The etcd source against servers that misbehave, with no etcd needed.
 ///
-/// Issue #20: "an oversized or hostile response is bounded; no crash, no hang". Each ends in a `fleetUnavailable` error
-/// naming the endpoint and the cause, within the source's timeouts, and the layer keeps its
-/// values. Runs without etcd.
+/// Issue #20: "an oversized or hostile response is bounded; no crash, no hang". Each ends in a
+/// `fleetUnavailable` error naming the endpoint and the cause, within the source's timeouts,
+/// and the layer keeps its values. Runs without etcd.
 @Suite struct EtcdHostileServerTests {
   private static let prefix = "/config/app/"
 
