@@ -100,10 +100,10 @@ package final class EtcdServer: Sendable {
   private let folder: URL
   private let executablePath: String
   private let authTokenTTL: Int?
-  /// The running process's id, `nil` once killed or stopped.
+  /// The running process, `nil` once killed or stopped.
   ///
   /// Held while starting or stopping.
-  private let process: Locked<pid_t?>
+  private let process: Locked<RunningProcess?>
   private let credentials = Locked(Credentials())
 
   /// The root password once authentication is enabled, and the token the helpers send.
@@ -115,7 +115,7 @@ package final class EtcdServer: Sendable {
   /// The running etcd process's id, or `nil` between ``kill()`` or ``stop()`` and ``restart()``.
   ///
   /// Safe from any thread; waits while a start or stop is under way.
-  package var processID: pid_t? { process.withLock { $0 } }
+  package var processID: pid_t? { process.withLock { $0?.pid } }
 
   /// Starts etcd on two free loopback ports with a fresh temporary data folder, and waits until
   /// `/health` reports it healthy.
@@ -136,7 +136,7 @@ package final class EtcdServer: Sendable {
     let dataDirectory = folder.appendingPathComponent("data", isDirectory: true)
     let logFile = folder.appendingPathComponent("etcd.log")
     var failures: [String] = []
-    var started: (pid: pid_t, ports: Ports)?
+    var started: (process: RunningProcess, ports: Ports)?
     for attempt in 1...3 {
       let ports: Ports
       do {
@@ -152,8 +152,8 @@ package final class EtcdServer: Sendable {
       let deadline = Date(timeIntervalSinceNow: Self.healthTimeout)
       switch Self.launch(executable, arguments, port: ports.client, log: logFile, until: deadline)
       {
-      case .success(let pid):
-        started = (pid, ports)
+      case .success(let process):
+        started = (process, ports)
       case .failure(let failure):
         Self.releasePorts(ports)
         failures.append(
@@ -176,13 +176,13 @@ package final class EtcdServer: Sendable {
     self.clientPort = started.ports.client
     self.peerPort = started.ports.peer
     self.endpoint = URL(string: "http://127.0.0.1:\(started.ports.client)")!
-    self.process = Locked(started.pid)
+    self.process = Locked(started.process)
   }
 
   deinit {
-    process.withLock { pid in
-      if let running = pid { killAndReap(running) }
-      pid = nil
+    process.withLock { process in
+      process?.end(politely: false)
+      process = nil
     }
     Self.releasePorts(Ports(client: clientPort, peer: peerPort))
     try? FileManager.default.removeItem(at: folder)
@@ -193,9 +193,9 @@ package final class EtcdServer: Sendable {
   /// Does nothing when it isn't running. Blocks until the process is gone. Safe from any
   /// thread.
   package func kill() {
-    process.withLock { pid in
-      if let running = pid { killAndReap(running) }
-      pid = nil
+    process.withLock { process in
+      process?.end(politely: false)
+      process = nil
     }
   }
 
@@ -204,18 +204,9 @@ package final class EtcdServer: Sendable {
   /// Sends SIGKILL if it is still running after 10 seconds. Does nothing when it isn't running.
   /// Blocks until the process is gone. Safe from any thread.
   package func stop() {
-    process.withLock { pid in
-      guard let running = pid else { return }
-      pid = nil
-      _ = signalProcess(running, SIGTERM)
-      let deadline = Date(timeIntervalSinceNow: 10)
-      var status: Int32 = 0
-      while Date() < deadline {
-        let reaped = waitpid(running, &status, WNOHANG)
-        if reaped == running || (reaped < 0 && errno != EINTR) { return }
-        usleep(10_000)  // bounded polling of the child
-      }
-      killAndReap(running)
+    process.withLock { process in
+      process?.end(politely: true)
+      process = nil
     }
   }
 
@@ -231,7 +222,7 @@ package final class EtcdServer: Sendable {
   ///   the last lines of the log.
   package func restart() throws {
     stop()
-    try process.withLock { (pid: inout pid_t?) throws(StartFailure) in
+    try process.withLock { (process: inout RunningProcess?) throws(StartFailure) in
       let arguments = Self.arguments(
         ports: Ports(client: clientPort, peer: peerPort), dataDirectory: dataDirectory,
         authTokenTTL: authTokenTTL)
@@ -242,7 +233,7 @@ package final class EtcdServer: Sendable {
           executablePath, arguments, port: clientPort, log: logFile, until: deadline)
         {
         case .success(let started):
-          pid = started
+          process = started
           return
         case .failure(let failure):
           failures.append("\(failure)")
@@ -706,6 +697,45 @@ package final class EtcdServer: Sendable {
     var peer: UInt16
   }
 
+  /// A started etcd and its watchdog.
+  private struct RunningProcess: Sendable {
+    /// etcd's process id.
+    var pid: pid_t
+    /// The process that kills etcd if this process ends first, if it could be started.
+    var watchdog: Watchdog?
+
+    /// Ends the watchdog, then etcd: SIGKILL, or SIGTERM and up to 10 seconds before SIGKILL;
+    /// returns once both are reaped.
+    func end(politely: Bool) {
+      endWatchdog()
+      if politely {
+        _ = signalProcess(pid, SIGTERM)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        var status: Int32 = 0
+        while Date() < deadline {
+          let reaped = waitpid(pid, &status, WNOHANG)
+          if reaped == pid || (reaped < 0 && errno != EINTR) { return }
+          usleep(10_000)  // bounded polling of the child
+        }
+      }
+      killAndReap(pid)
+    }
+
+    /// Kills and reaps the watchdog and closes its socket: first, so that it never kills a
+    /// process id reused after etcd is reaped.
+    func endWatchdog() {
+      guard let watchdog else { return }
+      killAndReap(watchdog.pid)
+      close(watchdog.socket)
+    }
+  }
+
+  /// A watchdog's process id, and this process's end of the socket it reads.
+  private struct Watchdog: Sendable {
+    var pid: pid_t
+    var socket: Int32
+  }
+
   /// The ports the servers of this process hold, so that two servers started at once never
   /// choose the same ones.
   private static let reservedPorts = Locked<Set<UInt16>>([])
@@ -755,31 +785,37 @@ package final class EtcdServer: Sendable {
     return arguments
   }
 
-  /// Starts etcd and polls `/health` on `port` (every 50 ms, until `deadline`) until it reports
-  /// healthy; returns the process's id, or why not (the process then killed and reaped).
+  /// Starts etcd and its watchdog, and polls `/health` on `port` (every 50 ms, until
+  /// `deadline`) until it reports healthy; returns the process, or why not (the process then
+  /// killed and reaped).
   private static func launch(
     _ executable: String, _ arguments: [String], port: UInt16, log: URL, until deadline: Date
-  ) -> Result<pid_t, StartFailure> {
+  ) -> Result<RunningProcess, StartFailure> {
     appendLine(
       "=== EtcdServer: starting \(executable) \(arguments.joined(separator: " ")) ===", to: log)
     let pid: pid_t
-    switch spawn(executable, arguments, log: log.path) {
+    switch spawn(executable, arguments, input: nil, log: log.path) {
     case .success(let started): pid = started
     case .failure(let failure): return .failure(failure)
     }
+    let process = RunningProcess(
+      pid: pid, watchdog: startWatchdog(killing: pid, removing: log.deletingLastPathComponent()))
     var status: Int32 = 0
     while true {
-      let reaped = waitpid(pid, &status, WNOHANG)
-      if reaped == pid { return .failure(StartFailure("etcd \(describe(status: status))")) }
+      if waitpid(pid, &status, WNOHANG) == pid {
+        process.endWatchdog()
+        return .failure(StartFailure("etcd \(describe(status: status))"))
+      }
       if isHealthy(port: port) {
         // Another server answering on this port while ours failed to bind it?
         if waitpid(pid, &status, WNOHANG) == pid {
+          process.endWatchdog()
           return .failure(StartFailure("etcd \(describe(status: status))"))
         }
-        return .success(pid)
+        return .success(process)
       }
       if Date() >= deadline {
-        killAndReap(pid)
+        process.end(politely: false)
         return .failure(
           StartFailure("not healthy within \(Int(healthTimeout)) s (killed)"))
       }
@@ -787,17 +823,52 @@ package final class EtcdServer: Sendable {
     }
   }
 
-  /// Spawns `executable` with `arguments`: standard input `/dev/null`, standard output and
-  /// error appended to `log`, every signal's handling reset to its default and none blocked,
-  /// this process's environment without etcd's own `ETCD_*` settings.
+  /// Starts a watchdog for `pid`: a `/bin/sh` that SIGKILLs it and removes `folder` when this
+  /// process ends, however it ends (a test process that crashes would otherwise leave its etcd
+  /// running for ever, and its folder of some 120 MB: etcd preallocates 64 MB WAL files).
+  ///
+  /// The shell reads its standard input, a socket whose other end only this process holds
+  /// (close-on-exec, so no other child inherits it): the read ends when this process is gone.
+  /// `nil` when it couldn't be started; etcd then runs without one.
+  private static func startWatchdog(killing pid: pid_t, removing folder: URL) -> Watchdog? {
+    var ends: [Int32] = [-1, -1]
+    #if canImport(Glibc)
+      // A socket pair rather than a pipe: made close-on-exec at once (Glibc doesn't export
+      // pipe2), so a child another thread spawns meanwhile can't inherit it.
+      let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+      guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { return nil }
+    #else
+      guard socketpair(AF_UNIX, SOCK_STREAM, 0, &ends) == 0 else { return nil }
+      for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    #endif
+    defer { close(ends[0]) }
+    let script = "read -r line; kill -9 \"$0\" 2>/dev/null; rm -rf \"$1\""
+    guard
+      case .success(let watchdog) = spawn(
+        "/bin/sh", ["-c", script, "\(pid)", folder.path], input: ends[0], log: nil)
+    else {
+      close(ends[1])
+      return nil
+    }
+    return Watchdog(pid: watchdog, socket: ends[1])
+  }
+
+  /// Spawns `executable` with `arguments`: standard input `input` (or `/dev/null`), standard
+  /// output and error appended to `log` (or `/dev/null`), every signal's handling reset to its
+  /// default and none blocked, this process's environment without etcd's own `ETCD_*` settings.
   private static func spawn(
-    _ executable: String, _ arguments: [String], log: String
+    _ executable: String, _ arguments: [String], input: Int32?, log: String?
   ) -> Result<pid_t, StartFailure> {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    if let input {
+      posix_spawn_file_actions_adddup2(&actions, input, 0)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    posix_spawn_file_actions_addopen(
+      &actions, 1, log ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
