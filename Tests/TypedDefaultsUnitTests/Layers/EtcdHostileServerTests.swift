@@ -44,7 +44,10 @@ private final class HostileServer: Sendable {
 
   var endpoint: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+  /// Accepts until stopped, then closes the listener: only this thread uses it, so its number
+  /// can't be reused by another test's socket while this loop still polls it.
   private func acceptLoop() {
+    defer { close(listener) }
     while !stopped.withLock({ $0 }) {
       var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
       guard poll(&entry, 1, 50) > 0 else { continue }
@@ -60,14 +63,14 @@ private final class HostileServer: Sendable {
     }
   }
 
+  /// Stops accepting and closes the connections held open; call it once the test is done.
   func stop() {
     stopped.withLock { $0 = true }
-    for descriptor in held.withLock({ $0 }) { close(descriptor) }
-  }
-
-  deinit {
-    stop()
-    close(listener)
+    let connections = held.withLock { held in
+      defer { held = [] }
+      return held
+    }
+    for descriptor in connections { close(descriptor) }
   }
 
   /// Reads what the client sent (its request), waiting at most a second for it, so that closing
@@ -81,15 +84,17 @@ private final class HostileServer: Sendable {
 
   /// Sends text on a connection, ignoring failures (never raising `SIGPIPE` once the client
   /// has gone).
-  static func send(_ text: String, on descriptor: Int32) {
+  @discardableResult
+  static func send(_ text: String, on descriptor: Int32) -> Bool {
     let bytes = Array(text.utf8)
     #if canImport(Darwin)
-      _ = bytes.withUnsafeBytes { Darwin.send(descriptor, $0.baseAddress, $0.count, 0) }
+      let sent = bytes.withUnsafeBytes { Darwin.send(descriptor, $0.baseAddress, $0.count, 0) }
     #else
-      _ = bytes.withUnsafeBytes {
+      let sent = bytes.withUnsafeBytes {
         Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
       }
     #endif
+    return sent == bytes.count
   }
 }
 
@@ -123,6 +128,7 @@ private final class HostileServer: Sendable {
 
   @Test func aConnectionClosedBeforeAnyAnswerIsAFailureNotACrash() throws {
     let server = try HostileServer { _ in }
+    defer { server.stop() }
     let (reason, _) = try failedRead(source(server))
     #expect(reason.contains("closed the connection before it answered"), "\(reason)")
   }
@@ -137,6 +143,7 @@ private final class HostileServer: Sendable {
 
   @Test func aServerThatIsntHTTPIsRefused() throws {
     let server = try HostileServer { HostileServer.send("SSH-2.0-OpenSSH_9.6\r\n\r\n", on: $0) }
+    defer { server.stop() }
     let (reason, _) = try failedRead(source(server))
     #expect(reason.contains("did not answer in HTTP/1.1"), "\(reason)")
   }
@@ -145,6 +152,7 @@ private final class HostileServer: Sendable {
     let server = try HostileServer {
       HostileServer.send("HTTP/1.1 200 OK\r\nContent-Length: 999999999999\r\n\r\n", on: $0)
     }
+    defer { server.stop() }
     let (reason, _) = try failedRead(source(server))
     #expect(reason.contains("above the limit of 65536 bytes"), "\(reason)")
   }
@@ -179,6 +187,7 @@ private final class HostileServer: Sendable {
       HostileServer.send(
         "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", on: $0)
     }
+    defer { server.stop() }
     let source = source(server)
     _ = try source.read()
     let problem = try #require(source.lastError)
@@ -186,15 +195,13 @@ private final class HostileServer: Sendable {
   }
 
   @Test func aDripOfBytesCantHoldAReadLongerThanThreeTimesTheTimeout() throws {
-    let server = try HostileServer(holdsOpen: true) { descriptor in
+    // The drip runs on the server's thread, which owns the connection, until the client goes.
+    let server = try HostileServer { descriptor in
       HostileServer.send("HTTP/1.1 200 OK\r\nContent-Length: 60000\r\n\r\n", on: descriptor)
-      let drip = Thread {
-        for _ in 0..<200 {
-          HostileServer.send("{", on: descriptor)
-          usleep(20_000)
-        }
+      for _ in 0..<200 {
+        guard HostileServer.send("{", on: descriptor) else { return }
+        usleep(20_000)
       }
-      drip.start()
     }
     defer { server.stop() }
     let (reason, seconds) = try failedRead(source(server, timeout: 0.3))
@@ -211,6 +218,7 @@ private final class HostileServer: Sendable {
       HostileServer.send(
         "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", on: $0)
     }
+    defer { server.stop() }
     let source = source(server)
     _ = try source.read()
     // A value that isn't base64 makes the whole answer suspect: nothing of it is applied.
