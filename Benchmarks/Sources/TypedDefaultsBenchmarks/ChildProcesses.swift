@@ -50,6 +50,10 @@ enum ChildProcesses {
       removeSuite(UserDefaultsBackend(defaults, suiteName: argument))
     case CrossProcessLatency.task:
       try CrossProcessLatency.runChild(path: argument)
+    case FleetLatency.oursTask:
+      try FleetLatency.runOursWatcher(argument)
+    case FleetLatency.rawTask:
+      try FleetLatency.runRawWatcher(argument)
     default:
       fatalError("unknown child task \(task)")
     }

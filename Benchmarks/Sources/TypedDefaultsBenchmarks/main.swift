@@ -87,6 +87,9 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
   ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
   ("import-model-layered", one(figures.importTenThousandKeys)),
+  ("fleet-latency", { try FleetLatency.measure(puts: quick ? 20 : 200) }),
+  ("fleet-read", figures.fleetReads),
+  ("fleet-offline-start", one(figures.fleetOfflineStart)),
 ]
 
 func formatted(_ value: Double) -> String {
@@ -98,7 +101,14 @@ print(
 )
 var results: [Figure] = []
 for (identifier, measure) in measurements where filter.map({ identifier.contains($0) }) ?? true {
-  guard let measured = try measure() else {
+  let measured: [Figure]?
+  do {
+    measured = try measure()
+  } catch let skipped as FigureSkipped {
+    print("\(identifier): skipped (\(skipped.reason))")
+    continue
+  }
+  guard let measured else {
     print("\(identifier): skipped (the shared fixture corpus is not beside the project)")
     continue
   }
