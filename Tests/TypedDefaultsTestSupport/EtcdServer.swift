@@ -32,9 +32,10 @@ import TypedDefaults
 /// Thread safety: every member may be called from any thread; starting, stopping and killing
 /// the process are serialized by a lock (a helper call running beside them fails or succeeds
 /// as the server happens to be up).
-/// The process is killed and the temporary folder removed when the value is deinitialized; a
-/// test process that crashes leaves its etcd running (no parent-death signal through
-/// `posix_spawn`).
+///
+/// The process is killed and the temporary folder (some 120 MB: etcd preallocates its WAL)
+/// removed when the value is deinitialized; a watchdog process does both if the test process
+/// dies first.
 package final class EtcdServer: Sendable {
   // MARK: Finding etcd
 
@@ -342,8 +343,9 @@ package final class EtcdServer: Sendable {
 
   /// Turns etcd's authentication on, with a user `root`; the helpers then authenticate as it.
   ///
-  /// Adds the role `root`, the user `root` with `rootPassword`, grants the one the other, and
-  /// enables auth, as `etcdctl auth enable` wants it. Safe from any thread.
+  /// Adds the role `root`, the user `root` with `rootPassword`, grants the one the other (etcd
+  /// enables auth only with a user `root` holding the role `root`), and enables auth. Safe from
+  /// any thread.
   ///
   /// - Parameter rootPassword: The password of the user `root`.
   /// - Throws: ``RequestFailure`` when a step is refused (authentication already enabled:
@@ -413,7 +415,7 @@ package final class EtcdServer: Sendable {
   ///   unused.
   /// - Throws: ``RequestFailure``: a wrong name or password is "etcdserver: authentication
   ///   failed, invalid user ID or password" (HTTP 400, code 3); authentication off is
-  ///   "etcdserver: authentication is not enabled".
+  ///   "etcdserver: authentication is not enabled" (HTTP 412, code 9).
   package func authenticate(name: String, password: String) throws -> String {
     let path = "/v3/auth/authenticate"
     let (status, body) = try post(
