@@ -194,7 +194,7 @@ extension SettingsToolTests {
     let message =
       "Cannot read the property list at '\(record.path)': the source of the 'cloud' layer has "
       + "the kind 'cloudKit', which this version of TypedDefaults can't open (it opens "
-      + "'propertyListFile', 'directory', 'environment', 'managed', 'settingsBundle')"
+      + "'propertyListFile', 'directory', 'environment', 'managed', 'settingsBundle', 'etcd')"
     for arguments in [
       ["read", folder.path], ["explain", folder.path, "k"], ["write", folder.path, "k", "v"],
       ["watch", folder.path],
@@ -205,11 +205,15 @@ extension SettingsToolTests {
       !FileManager.default.fileExists(atPath: folder.appendingPathComponent("data.plist").path))
   }
 
-  @Test func watchReportsChangesOfTheRecordedSources() throws {
-    let app = try openLayeredApp()
+  /// Runs `settings watch` with `arguments` (at most 60 s) while `body` makes changes, each
+  /// followed by a call of the function it is given, which reads the tool's output until a line
+  /// appears; returns everything the tool printed once stopped.
+  func watching(
+    _ arguments: [String], _ body: (_ readUntil: (String) -> Void) throws -> Void
+  ) throws -> String {
     let watch = Process()
     watch.executableURL = TestPaths.productsDirectory.appendingPathComponent("settings")
-    watch.arguments = ["watch", app.folder.path, "token", "maxBitrate"]
+    watch.arguments = ["watch"] + arguments
     watch.environment = toolEnvironment
     let output = Pipe()
     watch.standardOutput = output
@@ -227,15 +231,23 @@ extension SettingsToolTests {
       }
     }
     read(until: "(stop with Ctrl-C)\n")
-    try mountSecrets(version: "..2026_02", token: "n3w-s3cr3t", in: app.secrets)
-    read(until: "[secrets]\n")
-    try PropertyListFile(url: app.managed).write(["maxBitrate": 256])
-    read(until: "[managed]\n")
+    try body(read(until:))
     stop.cancel()
     watch.terminate()
     printed += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
     watch.waitUntilExit()
     #expect(watch.terminationStatus == 0)
+    return printed
+  }
+
+  @Test func watchReportsChangesOfTheRecordedSources() throws {
+    let app = try openLayeredApp()
+    let printed = try watching([app.folder.path, "token", "maxBitrate"]) { read in
+      try mountSecrets(version: "..2026_02", token: "n3w-s3cr3t", in: app.secrets)
+      read("[secrets]\n")
+      try PropertyListFile(url: app.managed).write(["maxBitrate": 256])
+      read("[managed]\n")
+    }
     #expect(
       printed == """
         watching \(app.folder.path) (stop with Ctrl-C)

@@ -65,10 +65,12 @@ enum ExplainCommand: Command {
         } else {
           shown = store.layersLoadedFromDisk.contains(layer) ? "-" : "(no file)"
         }
-        let mark =
+        var mark =
           layer != source
           ? ""
           : provenance.forcedBy == layer ? "   <- wins (\(layer): can't be changed)" : "   <- wins"
+        // What the layer's source says of itself: a fleet source offline.
+        if let condition = provenance.layerConditions[layer] { mark += "   (\(condition))" }
         // A record's names and paths are bytes of a file: never terminal control sequences.
         rows.append(
           (

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
-import TypedDefaultsTesting
 import TypedDefaultsTestSupport
+import TypedDefaultsTesting
 
 private struct PlayerFleetSettings: SettingsGroup {
   @Setting var maxBitrate = 1000
@@ -133,7 +133,10 @@ struct EtcdSourceTests {
     #expect(problems.map(\.code) == [.fleetUnavailable])
     #expect(problems.first?.reason.contains("last known good values") == true)
     let explained = store.explain("maxBitrate").description
-    #expect(explained.contains("fleet       8000   <- wins   (offline: the last known good values, saved "), "\(explained)")
+    #expect(
+      explained.contains(
+        "fleet       8000   <- wins   (offline: the last known good values, saved "), "\(explained)"
+    )
 
     // The server returns with a change: the watch catches up.
     try server.restart()
@@ -352,13 +355,18 @@ struct EtcdSourceTests {
     defer { store.stopWatching() }
     try server.put(Self.prefix + "maxBitrate", "8100")
     await eventually("the watch works with the token") { settings.maxBitrate == 8100 }
-    // A restarted member forgets its simple tokens: the source's is refused, and renewed.
-    server.kill()
-    try server.restart()
+    // Changing the user's password (even to the same one) invalidates its tokens: the next
+    // request is refused with "invalid auth token", and the source authenticates again.
+    try server.request("/v3/auth/user/changepw", ["name": "root", "password": "correct horse"])
     try server.put(Self.prefix + "maxBitrate", "8200")
-    await eventually("the watch resumes with a new token") { settings.maxBitrate == 8200 }
     try await source.refresh()
     #expect(source.lastError == nil)
+    #expect(settings.maxBitrate == 8200)
+    // A member restarted keeps serving the watch: it resumes, with the token or a new one.
+    server.kill()
+    try server.restart()
+    try server.put(Self.prefix + "maxBitrate", "8300")
+    await eventually("the watch resumes") { settings.maxBitrate == 8300 }
   }
 
   // MARK: - The layer source contract
@@ -374,7 +382,8 @@ struct EtcdSourceTests {
         return EtcdSource(endpoints: [server.endpoint], prefix: prefix, options: Self.quick)
       },
       change: { source, values in
-        try server.replace(prefix: source.prefix, with: try Self.encoded(values, under: source.prefix))
+        try server.replace(
+          prefix: source.prefix, with: try Self.encoded(values, under: source.prefix))
       })
   }
 

@@ -149,7 +149,7 @@ import TypedDefaultsTestSupport
         ["name": "cloud", "source": ["kind": "cloudKit", "container": "iCloud.x"]],
         "the source of the 'cloud' layer has the kind 'cloudKit', which this version of "
           + "TypedDefaults can't open (it opens 'propertyListFile', 'directory', 'environment', "
-          + "'managed', 'settingsBundle')"
+          + "'managed', 'settingsBundle', 'etcd')"
       ),
       (
         ["name": "environment", "source": ["kind": "environment", "prefix": "A_", "keys": [1]]],

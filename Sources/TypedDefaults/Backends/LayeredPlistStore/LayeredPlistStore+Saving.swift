@@ -186,7 +186,8 @@ extension LayeredPlistStore {
     SettingsDiagnostics.report(
       SettingsDiagnostic(
         kind: problem.code == .corruptFile ? .corruptFile : .layerSourceProblem, key: problem.key,
-        backend: name, message: "\(problem); the layer was read without it"))
+        backend: name,
+        message: problem.key == nil ? "\(problem)" : "\(problem); the layer was read without it"))
   }
 
   /// Records a delivered or bundled file that couldn't be read, opened as an empty layer

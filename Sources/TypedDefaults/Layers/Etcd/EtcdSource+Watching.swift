@@ -25,6 +25,8 @@ extension EtcdSource {
     var generation: UInt64 = 0
     /// Wakes the watch thread from a backoff delay.
     let wake = DispatchSemaphore(value: 0)
+    /// Whether a save of the last known good file is scheduled and hasn't taken its snapshot.
+    var saveScheduled = false
 
     /// The layer's contents: the values, and the problems to report.
     var contents: LayerContents {
@@ -268,10 +270,31 @@ extension EtcdSource {
       return (keys.sorted(), state.reporter)
     }
     if !changed.keys.isEmpty { changed.reporter?.reportChanges(forKeys: changed.keys) }
-    saveLastKnownGood()
+    scheduleLastKnownGoodSave()
   }
 
-  /// Saves what the layer holds to the last known good file; a failure is a diagnostic (the
+  /// Saves the last known good file soon, off the watch thread, so the next watch message isn't
+  /// held up by a save's `fsync`: changes that arrive while a save is scheduled are saved by it
+  /// (it takes its snapshot when it runs).
+  private func scheduleLastKnownGoodSave() {
+    guard cache != nil else { return }
+    let schedules = state.withLock { state in
+      defer { state.saveScheduled = true }
+      return !state.saveScheduled
+    }
+    guard schedules else { return }
+    saveQueue.async { [self] in
+      state.withLock { $0.saveScheduled = false }
+      saveLastKnownGood()
+    }
+  }
+
+  /// Waits until the last known good file holds what the layer held when this was called.
+  func waitForLastKnownGoodSaves() {
+    saveQueue.sync {}
+  }
+
+  /// Saves what the layer holds to the last known good file now; a failure is a diagnostic (the
   /// next change tries again).
   private func saveLastKnownGood() {
     guard let cache else { return }
@@ -345,13 +368,16 @@ extension EtcdSource {
         failuresInRound.append(contentsOf: Array(repeating: error, count: endpoints.count - 1))
       } catch {}
       if isCancelled() { return }
-      // The next endpoint; after a round in which none answered, wait before the next round.
+      // The next endpoint; after a round in which none answered, the source is offline, and
+      // waits before the next round.
       let roundFailed = failuresInRound.count >= endpoints.count
       let lastError = Self.combined(failuresInRound)
       state.withLock { state in
         state.endpointIndex = (index + 1) % max(1, endpoints.count)
-        state.lastError = lastError
-        state.status = .offline(lastKnownGoodSavedAt: state.lastKnownGoodSavedAt)
+        if roundFailed {
+          state.lastError = lastError
+          state.status = .offline(lastKnownGoodSavedAt: state.lastKnownGoodSavedAt)
+        }
       }
       if roundFailed {
         let delay = Self.backoff(round: failedRounds, within: options.reconnectDelay)

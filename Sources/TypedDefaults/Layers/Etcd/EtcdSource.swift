@@ -146,6 +146,8 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
   /// Serializes the first read, so concurrent first reads make one round of requests.
   let firstRead = NSLock()
   let cache: EtcdLastKnownGood?
+  /// Where the last known good file is saved after watch messages, one save at a time.
+  let saveQueue = DispatchQueue(label: "TypedDefaults.EtcdSource.lastKnownGood")
 
   /// Creates a source for the keys under a prefix; connects to nothing until the store reads it.
   ///
