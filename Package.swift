@@ -115,7 +115,7 @@ let package = Package(
       name: "TypedDefaultsEndToEndTests",
       dependencies: [
         "TypedDefaults", "TypedDefaultsTestSupport", "settings", "LayeredConfigDemo",
-        "DeploymentDemo", "UserDefaultsModelDemo", "HostAppDemo",
+        "DeploymentDemo", "UserDefaultsModelDemo", "HostAppDemo", "FleetDemo",
       ],
       swiftSettings: strictSettings
     ),

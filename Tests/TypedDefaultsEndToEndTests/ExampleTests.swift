@@ -123,6 +123,26 @@ import TypedDefaultsTestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == [])
   }
 
+  /// FleetDemo as CI runs it: three services, one write, each sees it.
+  @Test(.requiresEtcd) func fleetDemoChangesEveryServiceWithOneWrite() throws {
+    let temporary = try TemporaryDirectory()
+    let run = try runProduct("FleetDemo", [], environment: ["TMPDIR": temporary.url.path])
+    #expect(run.status == 0, "\(run.standardError)")
+    let lines = run.standardOutput.split(separator: "\n").map(String.init)
+    for number in 1...3 {
+      #expect(
+        lines.contains { $0.hasPrefix("service \(number) ready: maxBitrate = 4000, connected to ") }
+      )
+      #expect(
+        lines.contains {
+          $0.hasPrefix("service \(number): maxBitrate changed to 8000   (seen within ")
+        })
+    }
+    #expect(lines.last == "fleet: all 3 services changed with one write")
+    // Its etcd and the services' folders are gone.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == [])
+  }
+
   @Test func hostAppDemoListsBothModelsAndResettingOneLeavesTheOther() throws {
     let run = try runProduct("HostAppDemo", [])
     #expect(run.status == 0, "\(run.standardError)")
