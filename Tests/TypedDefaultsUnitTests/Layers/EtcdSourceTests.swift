@@ -237,6 +237,32 @@ struct EtcdSourceTests {
     #expect(try source.revision == server.revision())
   }
 
+  /// A server whose data was replaced (restored from an older backup, or wiped: its revision
+  /// starts again at 1) would have the watch wait, silently, for a revision it won't reach for
+  /// a long time; the source reads the prefix again instead.
+  @Test func aServerWhoseDataWasReplacedIsReadAgainNotWaitedFor() async throws {
+    let server = try EtcdServer()
+    for round in 1...10 { try server.put(Self.prefix + "maxBitrate", "\(round)") }
+    let directory = try TemporaryDirectory()
+    let source = EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: Self.quick)
+    let store = try store(source, in: directory)
+    let settings = PlayerFleetSettings(backend: store)
+    #expect(settings.maxBitrate == 10)
+    #expect(source.revision == 11)
+    store.startWatching()
+    defer { store.stopWatching() }
+
+    server.kill()
+    try FileManager.default.removeItem(at: server.dataDirectory)
+    try server.restart()
+    try server.put(Self.prefix + "maxBitrate", "4000")
+    #expect(try server.revision() == 2)
+    await eventually("the source reads the new data") { settings.maxBitrate == 4000 }
+    #expect(source.revision == 2)
+    try server.put(Self.prefix + "maxBitrate", "5000")
+    await eventually("and watches it") { settings.maxBitrate == 5000 }
+  }
+
   @Test func withAMemberDownTheSourceUsesTheNextEndpoint() async throws {
     let server = try EtcdServer()
     try server.put(Self.prefix + "maxBitrate", "8000")

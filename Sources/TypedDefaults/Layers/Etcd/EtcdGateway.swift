@@ -26,6 +26,10 @@ struct EtcdGateway: Sendable {
     case tokenRejected(String)
     /// The revision to watch from was compacted away: read the whole prefix again.
     case compacted(revision: Int64)
+    /// The server's revision is below the one to watch from: its data was replaced (restored
+    /// from a backup, or a new cluster on the same address), so the history known is not its:
+    /// read the whole prefix again.
+    case historyReplaced(revision: Int64)
     /// The server answered something else than the gateway's JSON, or too much of it.
     case badResponse(String)
     /// The caller's cancellation test ended the call.
@@ -37,6 +41,8 @@ struct EtcdGateway: Sendable {
         .badResponse(let reason):
         reason
       case .compacted(let revision): "The history before revision \(revision) was compacted"
+      case .historyReplaced(let revision):
+        "The server is at revision \(revision), before the one last read: its data was replaced"
       case .cancelled: "Cancelled"
       }
     }
@@ -237,7 +243,12 @@ struct EtcdGateway: Sendable {
         throw .unavailable("\(origin) ended the watch")
       }
       if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
-      receive(try message(from: line, origin: origin))
+      let message = try message(from: line, origin: origin)
+      // A watch from a revision the server hasn't reached would wait for it in silence.
+      if message.created, message.revision > 0, message.revision < startRevision - 1 {
+        throw .historyReplaced(revision: message.revision)
+      }
+      receive(message)
     }
   }
 

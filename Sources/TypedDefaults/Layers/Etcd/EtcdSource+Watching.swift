@@ -357,9 +357,11 @@ extension EtcdSource {
         }
       } catch let error as EtcdGateway.Failure {
         if case .cancelled = error { return }
-        if case .compacted = error {
+        switch error {
+        case .compacted, .historyReplaced:
           needsFullRead = true
           continue
+        default: break
         }
         failuresInRound.append(settingsError(error, at: index))
       } catch let error as SettingsError {
