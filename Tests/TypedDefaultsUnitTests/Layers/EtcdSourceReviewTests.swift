@@ -11,9 +11,12 @@ import TypedDefaultsTestSupport
 #endif
 
 // A newcomer's review of the fleet layer (EtcdSource): probes of what the article, the type's
-// documentation and Docs/Design.md promise. A probe that shows a defect is kept inside
-// `withKnownIssue`, with what happens, what should, and where the cause is; the others pin a
-// promise that holds and that no other test pinned.
+// documentation and Docs/Design.md promise. The review found eight defects, each pinned here by
+// the test that showed it and fixed (a wiped member followed again, a refresh overtaken by the
+// watch dropped, a frozen member left after `watchCheckInterval`, keys that name no setting
+// reported, the tool never writing the app's last known good file, a huge chunk size refused,
+// a stop while connecting ending at once, stops not cutting the backoff short); the others pin
+// a promise that holds and that no other test pinned.
 
 private struct ReviewFleetSettings: SettingsGroup {
   @Setting var maxBitrate = 1000
@@ -303,18 +306,7 @@ private final class CountingRefuser: Sendable {
     try server.put(Self.prefix + "maxBitrate", "9000")
     #expect(try server.revision() < revisionBefore)
 
-    await withKnownIssue(
-      """
-      After a member restarts with an empty data folder, its revisions start again at 1, but the \
-      watch resumes from `state.revision + 1` (EtcdSource+Watching.swift, watchLoop: `let from = \
-      state.withLock { $0.revision } + 1`): etcd accepts a watch from a future revision and stays \
-      silent until the new history reaches it, so every change up to the old revision is missed \
-      (and keys deleted by the wipe stay in the layer), while `status` says `connected` and \
-      `lastError` is nil. The source should notice that the server's revision (the `created` \
-      message's header, or a range) is below its own, or that the cluster/member id changed, and \
-      read the whole prefix again.
-      """
-    ) {
+    do {
       let caughtUp = await waitUntil(6) {
         settings.maxBitrate == 9000 && settings.greeting == "hello"
       }
@@ -331,7 +323,7 @@ private final class CountingRefuser: Sendable {
     defer { proxy.stop() }
     let directory = try TemporaryDirectory()
     var options = Self.quick
-    options.timeout = 5  // the held answer must not time out (slow under the thread sanitizer)
+    options.timeout = 30  // the held answer must not time out (a loaded machine, the sanitizer)
     let source = EtcdSource(endpoints: [proxy.endpoint], prefix: Self.prefix, options: options)
     let store = try store(source, in: directory)
     let settings = ReviewFleetSettings(backend: store)
@@ -350,17 +342,7 @@ private final class CountingRefuser: Sendable {
     proxy.released.withLock { $0 = true }
     try await refresh.value
 
-    try await withKnownIssue(
-      """
-      refresh() applies its full read with `applyAll` (EtcdSource+Watching.swift) unconditionally: \
-      it replaces the values and sets `state.revision = revision` even when the watch has \
-      meanwhile applied a later revision. The layer goes back to the older value (maxBitrate 2 \
-      -> 1, an event reported to the app), the revision goes backwards, the last known good file \
-      saves the stale values, and since the watch stream never re-delivers the put, the layer \
-      stays wrong until the key changes again. applyAll should drop (or merge) a read older than \
-      the revision already applied.
-      """
-    ) {
+    do {
       try await Task.sleep(nanoseconds: 300_000_000)
       #expect(settings.maxBitrate == 2)
       #expect(source.revision == (try server.revision()))
@@ -371,7 +353,9 @@ private final class CountingRefuser: Sendable {
     let server = try EtcdServer()
     try server.put(Self.prefix + "maxBitrate", "1")
     let directory = try TemporaryDirectory()
-    let source = EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: Self.quick)
+    var options = Self.quick
+    options.watchCheckInterval = 1
+    let source = EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: options)
     let store = try store(source, in: directory)
     let settings = ReviewFleetSettings(backend: store)
     store.startWatching()
@@ -385,19 +369,7 @@ private final class CountingRefuser: Sendable {
     #expect(kill(pid, SIGSTOP) == 0)
     defer { _ = kill(pid, SIGCONT) }
 
-    await withKnownIssue(
-      """
-      The article's failure table says "a server that doesn't answer: drops the connection and \
-      retries later", and the type says "every wait timed (Options/timeout)"; but the watch's \
-      wait is not: EtcdGateway.nextLine retries forever on "did not answer" and there is no \
-      progress_notify request, application-level deadline or TCP keepalive (HTTPConnection never \
-      sets SO_KEEPALIVE). With a frozen or partitioned member the source stays `connected` \
-      forever and never moves to the next endpoint, so the fleet's changes stop arriving. \
-      (Docs/Design.md lists this among its doubts, as "until TCP gives up": with no keepalive, \
-      an idle receiving socket never gives up.) Ask for `progress_notify` and treat a silence \
-      longer than the notify interval plus the timeout as a failure.
-      """
-    ) {
+    do {
       let noticed = await waitUntil(6) {
         if case .offline = source.status { return true }
         return source.lastError != nil
@@ -421,16 +393,7 @@ private final class CountingRefuser: Sendable {
     let contents = try source.read()
     #expect(contents.values.keys.sorted() == ["maxBitrate"])
 
-    withKnownIssue(
-      """
-      SettingsError.Code.layerValueUnreadable is documented as "a value … can't be decoded …, or \
-      its key can't name a setting", and `settingKey(_:)` as returning nil "(with a problem)"; but \
-      `settingKey` records nothing and `applyAll`/`apply` just `continue` \
-      (EtcdSource+Watching.swift). A key that isn't UTF-8, or equal to the prefix, vanishes \
-      without a trace: no problem in read(), no diagnostic, nothing in recoveredProblems, so an \
-      operator's `etcdctl put /config/app/ 8000` (a missing key name) is silently ignored.
-      """
-    ) {
+    do {
       #expect(contents.problems.filter { $0.code == .layerValueUnreadable }.count == 2)
     }
   }
@@ -688,11 +651,15 @@ private final class CountingRefuser: Sendable {
     #expect(source.lastError?.reason.contains("give the source credentials") == true)
     #expect(settings.maxBitrate == 8000)
     // A user whose role covers another prefix only.
+    // etcd checks a password with bcrypt: slow on a loaded machine, so a generous timeout.
+    var patient = Self.quick
+    patient.timeout = 10
     let other = EtcdSource(
       endpoints: [server.endpoint], prefix: Self.prefix,
-      credentials: .init(user: "other", password: "other-pw"), options: Self.quick)
+      credentials: .init(user: "other", password: "other-pw"), options: patient)
     await #expect(throws: SettingsError.self) { try await other.refresh() }
-    #expect(other.lastError?.code == .fleetAuthenticationFailed)
+    #expect(
+      other.lastError?.code == .fleetAuthenticationFailed, "\(String(describing: other.lastError))")
     #expect(other.lastError?.reason.contains("refused access to the prefix") == true)
   }
 
@@ -761,18 +728,7 @@ private final class CountingRefuser: Sendable {
       options: Self.storeOptions)
     #expect(tool.value(forKey: "maxBitrate") == "8000")
 
-    withKnownIssue(
-      """
-      LayerDefinition(recorded:) documents the app's last known good file as one the tool "reads \
-      when no endpoint answers"; but the EtcdSource it makes saves that file after every \
-      successful read (applyAll -> saveLastKnownGood, EtcdSource+Watching.swift), so `settings \
-      read`/`explain`/`watch` rewrite the app's own state file. Run as root (the usual way to \
-      inspect /var/lib/<app>), the atomic replace leaves it owned by root, mode 0600: the app's \
-      user can no longer read it, and its next offline launch starts without the fleet's values. \
-      A source opened for a recorded layer should not write the file (a read-only option, or no \
-      saving when the definition comes from a record).
-      """
-    ) {
+    do {
       #expect(try Data(contentsOf: file) == before, "the tool rewrote the app's file")
       if isRoot {
         let owner = try FileManager.default.attributesOfItem(atPath: file.path)[.ownerAccountID]
@@ -787,16 +743,7 @@ private final class CountingRefuser: Sendable {
 @Suite struct EtcdSourceReviewOfflineTests {
   /// A chunk size the client adds 2 to (EtcdHostileServerTests has no such case).
   @Test func aChunkSizeNearIntMaxIsAFailureNotACrash() async {
-    await withKnownIssue(
-      """
-      HTTPConnection.nextBodyBytes parses a chunk size with `Int(_, radix: 16)` and stores \
-      `remainingInChunk: size + 2`: a server (or anything on the port) answering the chunk size \
-      `7fffffffffffffff` overflows the addition, which traps and ends the app's process: exactly \
-      what the library's own HTTP client exists to prevent ("a settings layer must never take its \
-      app down with its server"). Bound the size (by maximumBodySize) before the addition, or use \
-      addingReportingOverflow.
-      """
-    ) {
+    do {
       await #expect(processExitsWith: .success) {
         guard let (listener, port) = Loopback.listen() else { return }
         let thread = Thread {
@@ -821,7 +768,11 @@ private final class CountingRefuser: Sendable {
     }
   }
 
-  @Test func stopWatchingEndsTheWatchWithin100MillisecondsEvenWhileConnecting() async throws {
+  /// The watch thread checks for a stop every 100 ms while it connects.
+  ///
+  /// The bound asserted is looser (3 s, against a connect timeout of 20 s), since this test's own polling can wait
+  /// for a thread of the test pool that another test blocks.
+  @Test func stopWatchingEndsTheWatchPromptlyEvenWhileConnecting() async throws {
     // A listener whose accept queue is full: the kernel drops further SYNs, so a connect hangs,
     // as towards a host that is down behind a router.
     guard let (listener, port) = Loopback.listen(backlog: 0) else {
@@ -836,7 +787,7 @@ private final class CountingRefuser: Sendable {
     weak var weakSource: EtcdSource?
     do {
       var options = EtcdSource.Options()
-      options.timeout = 3
+      options.timeout = 20
       let source = EtcdSource(
         endpoints: [URL(string: "http://127.0.0.1:\(port)")!], prefix: "/config/app/",
         options: options)
@@ -847,22 +798,10 @@ private final class CountingRefuser: Sendable {
     }
     let start = Date()
     // The watch thread holds the source until it returns.
-    let ended = await waitUntil(5) { weakSource == nil }
+    let ended = await waitUntil(25) { weakSource == nil }
     let seconds = Date().timeIntervalSince(start)
     #expect(ended)
-    withKnownIssue(
-      """
-      stopWatching() promises "its connection closes within 100 ms", and HTTPConnection that \
-      "every wait … checks a cancellation test at least every 100 ms"; but HTTPConnection.connect \
-      waits for a connection with one `poll(…, timeout * 1000)` that never checks isCancelled \
-      (and getaddrinfo can't be interrupted either). A watch stopped while connecting to an \
-      unreachable member runs for up to Options.timeout more (here \(seconds) s instead of 0.1 s), \
-      holding its thread and the source. Poll in 100 ms steps checking isCancelled, as `wait(for:)` \
-      does.
-      """
-    ) {
-      #expect(seconds < 0.5, "the watch ended \(seconds) s after stopWatching()")
-    }
+    #expect(seconds < 3, "the watch ended \(seconds) s after stopWatching()")
   }
 
   @Test func startsAndStopsDontUseUpTheReconnectionBackoff() async throws {
@@ -878,24 +817,27 @@ private final class CountingRefuser: Sendable {
       source.startWatching(reportingTo: LayerSourceReporter { _ in })
       source.stopWatching()
     }
-    try await Task.sleep(nanoseconds: 300_000_000)  // the stopped threads end
+    // The stopped threads end; one that was connecting as it was stopped still makes its
+    // connection, which mustn't count below: wait (at most 15 s) until none came for 1 s.
+    var settled = -1
+    for _ in 0..<15 {
+      let now = refuser.accepted.withLock { $0 }
+      if now == settled { break }
+      settled = now
+      try await Task.sleep(nanoseconds: 1_000_000_000)
+    }
     let before = refuser.accepted.withLock { $0 }
+    let start = Date()
     source.startWatching(reportingTo: LayerSourceReporter { _ in })
     defer { source.stopWatching() }
     try await Task.sleep(nanoseconds: 2_000_000_000)
     let rounds = refuser.accepted.withLock { $0 } - before
-    withKnownIssue(
-      """
-      stopWatching() signals the `wake` semaphore (EtcdSource.swift) whether or not a watch thread \
-      waits on it; a DispatchSemaphore keeps the count, so each start/stop pair made while no \
-      thread is in its backoff wait (a UI toggling a store's watch, stores opened and closed) \
-      banks one wake-up, and the next watch's `wake.wait(timeout:)` calls return at once: that \
-      many reconnection rounds without any backoff, hammering a failing cluster (here \(rounds) \
-      connections in 2 s instead of at most ~9). Use a wake per generation, or drain the \
-      semaphore when a watch starts.
-      """
-    ) {
-      #expect(rounds <= 10, "\(rounds) reconnection rounds in 2 s with a 0.25–0.5 s backoff")
-    }
+    // The time that really passed: this task may resume late on a loaded test pool. A backoff
+    // cut short makes rounds back to back, hundreds a second.
+    let elapsed = Date().timeIntervalSince(start)
+    let allowed = Int(elapsed / 0.25) + 2
+    #expect(
+      rounds <= allowed,
+      "\(rounds) reconnection rounds in \(elapsed) s with a 0.25–0.5 s backoff")
   }
 }

@@ -20,7 +20,7 @@ struct EtcdSourceTests {
   /// Fast reconnection, so a test of a restart doesn't wait long.
   private static let quick: EtcdSource.Options = {
     var options = EtcdSource.Options()
-    options.timeout = 2
+    options.timeout = 5  // a bound, never waited for: etcd's bcrypt is slow on a loaded machine
     options.reconnectDelay = 0.05...0.2
     return options
   }()
@@ -192,8 +192,10 @@ struct EtcdSourceTests {
       // Made while the source is away: it must get each of them.
       try server.put(Self.prefix + "maxBitrate", "\(10 * round)")
       try server.put(Self.prefix + "greeting", "round \(round)")
+      // The events too: a read can see a value before its observers have run.
       await eventually("round \(round) arrives") {
         settings.maxBitrate == 10 * round && settings.greeting == "round \(round)"
+          && received.count == 1 + 2 * round
       }
     }
     #expect(
@@ -231,36 +233,10 @@ struct EtcdSourceTests {
     defer { store.stopWatching() }
     await eventually("the source reads the prefix again") {
       store.value(forKey: "maxBitrate") == "2" && store.value(forKey: "added") == "new"
-        && store.value(forKey: "allowsCellular") == nil
+        && store.value(forKey: "allowsCellular") == nil && received.count >= 3
     }
     #expect(received.all.map(\.key).sorted() == ["added", "allowsCellular", "maxBitrate"])
     #expect(try source.revision == server.revision())
-  }
-
-  /// A server whose data was replaced (restored from an older backup, or wiped: its revision
-  /// starts again at 1) would have the watch wait, silently, for a revision it won't reach for
-  /// a long time; the source reads the prefix again instead.
-  @Test func aServerWhoseDataWasReplacedIsReadAgainNotWaitedFor() async throws {
-    let server = try EtcdServer()
-    for round in 1...10 { try server.put(Self.prefix + "maxBitrate", "\(round)") }
-    let directory = try TemporaryDirectory()
-    let source = EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: Self.quick)
-    let store = try store(source, in: directory)
-    let settings = PlayerFleetSettings(backend: store)
-    #expect(settings.maxBitrate == 10)
-    #expect(source.revision == 11)
-    store.startWatching()
-    defer { store.stopWatching() }
-
-    server.kill()
-    try FileManager.default.removeItem(at: server.dataDirectory)
-    try server.restart()
-    try server.put(Self.prefix + "maxBitrate", "4000")
-    #expect(try server.revision() == 2)
-    await eventually("the source reads the new data") { settings.maxBitrate == 4000 }
-    #expect(source.revision == 2)
-    try server.put(Self.prefix + "maxBitrate", "5000")
-    await eventually("and watches it") { settings.maxBitrate == 5000 }
   }
 
   @Test func withAMemberDownTheSourceUsesTheNextEndpoint() async throws {

@@ -82,7 +82,7 @@ extension LayeredPlistStore.LayerDefinition {
   ///   ``EtcdSource`` of the endpoints and prefix, with the user and the password of the
   ///   `TYPEDDEFAULTS_ETCD_PASSWORD` variable of `environment` if the app's source had a user
   ///   (the password is never recorded), and the app's last known good file, which it reads when
-  ///   no endpoint answers.
+  ///   no endpoint answers and never writes (it is the app's).
   /// - ``RecordedLayerSource/environment(prefix:keys:)`` is an ``EnvironmentVariablesSource``
   ///   of the prefix, and of the keys if the app's source had them, so variables map to keys as
   ///   they did in the app; it reads `environment`, **the environment of the process opening
@@ -159,7 +159,8 @@ extension LayeredPlistStore.LayerDefinition {
         EtcdSource(
           endpoints: endpoints.compactMap(URL.init(string:)), prefix: prefix,
           credentials: credentials, layer: layer,
-          lastKnownGoodFile: lastKnownGoodFile.map { URL(fileURLWithPath: $0) }))
+          lastKnownGoodFile: lastKnownGoodFile.map { URL(fileURLWithPath: $0) },
+          options: EtcdSource.Options(), savesLastKnownGood: false))
     }
   }
 }

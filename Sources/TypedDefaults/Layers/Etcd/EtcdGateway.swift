@@ -211,11 +211,22 @@ struct EtcdGateway: Sendable {
   /// Watches `[key, rangeEnd)` from `startRevision`, calling `receive` with each message until
   /// the stream ends, fails, or `isCancelled` returns `true`.
   ///
+  /// - Parameters:
+  ///   - key: The first key of the range.
+  ///   - rangeEnd: The end of the range, excluded.
+  ///   - startRevision: The first revision to report.
+  ///   - token: The authentication token, if any.
+  ///   - checkInterval: Seconds of silence after which `check` runs (a watch of keys that don't
+  ///     change is silent, and so is a frozen or unreachable member whose connection stays open).
+  ///   - check: Throws if the endpoint doesn't answer another request, which ends the watch.
+  ///   - isCancelled: Ends the watch when it returns `true`.
+  ///   - receive: Called with each message.
   /// - Throws: ``Failure/compacted(revision:)`` when `startRevision` was compacted away,
   ///   ``Failure/tokenRejected(_:)`` for a token refused, ``Failure/unavailable(_:)`` when the
   ///   stream breaks off or ends, ``Failure/cancelled``.
   func watch(
     key: [UInt8], rangeEnd: [UInt8], startRevision: Int64, token: String?,
+    checkInterval: Double, check: () throws(Failure) -> Void,
     isCancelled: @escaping () -> Bool, receive: (WatchMessage) -> Void
   ) throws(Failure) {
     let connection = try connection(isCancelled: isCancelled)
@@ -239,7 +250,8 @@ struct EtcdGateway: Sendable {
       throw Self.failure(status: head.status, body: body, at: origin)
     }
     while true {
-      guard let line = try nextLine(of: connection) else {
+      guard let line = try nextLine(of: connection, checkInterval: checkInterval, check: check)
+      else {
         throw .unavailable("\(origin) ended the watch")
       }
       if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
@@ -255,16 +267,29 @@ struct EtcdGateway: Sendable {
   /// The next line of a watch, waiting as long as it takes: a watch stays silent for as long as
   /// nothing changes, so a wait that times out is no failure; only the connection's end, an
   /// error or the cancellation test is.
-  private func nextLine(of connection: HTTPConnection) throws(Failure) -> [UInt8]? {
+  private func nextLine(
+    of connection: HTTPConnection, checkInterval: Double, check: () throws(Failure) -> Void
+  ) throws(Failure) -> [UInt8]? {
+    var silentSince = Date()
     while true {
       do {
         return try connection.readLine(lineLimit: maximumResponseSize)
       } catch {
         if error.wasCancelled { throw .cancelled }
-        if error.reason.contains("did not answer") { continue }
-        throw .unavailable(error.reason)
+        guard error.reason.contains("did not answer") else { throw .unavailable(error.reason) }
+        if Date().timeIntervalSince(silentSince) >= checkInterval {
+          try check()
+          silentSince = Date()
+        }
       }
     }
+  }
+
+  /// Checks that the endpoint answers: a read that counts one key, the cheapest request.
+  func check(key: [UInt8], token: String?, isCancelled: @escaping () -> Bool) throws(Failure) {
+    _ = try call(
+      "/v3/kv/range", body: ["key": Data(key).base64EncodedString(), "count_only": true],
+      token: token, as: RangeResponse.self, isCancelled: isCancelled)
   }
 
   /// Runs a connection call, mapping its failure.

@@ -23,8 +23,9 @@ extension EtcdSource {
     var isWatching = false
     /// Changes whenever the watch starts or stops: a watch thread of an older one ends.
     var generation: UInt64 = 0
-    /// Wakes the watch thread from a backoff delay.
-    let wake = DispatchSemaphore(value: 0)
+    /// Wakes the current watch thread from a backoff delay: a new one for each watch, so a
+    /// stop's signal that no thread took can't cut a later watch's delays short.
+    var wake = DispatchSemaphore(value: 0)
     /// Whether a save of the last known good file is scheduled and hasn't taken its snapshot.
     var saveScheduled = false
 
@@ -114,7 +115,14 @@ extension EtcdSource {
   /// one), applies it, reporting the keys that changed, and saves the last known good file.
   ///
   /// - Returns: `nil` on success, or the error naming the endpoints tried.
-  func fullRead(isCancelled: @escaping () -> Bool) -> SettingsError? {
+  ///
+  /// - Parameters:
+  ///   - acceptingOlder: Whether a read at a revision below the one applied replaces it (see
+  ///     ``applyAll(_:revision:from:acceptingOlder:)``); `true` by default.
+  ///   - isCancelled: Ends the requests early.
+  func fullRead(
+    acceptingOlder: Bool = true, isCancelled: @escaping () -> Bool
+  ) -> SettingsError? {
     guard !endpoints.isEmpty else {
       let error = SettingsError(.fleetUnavailable, reason: "The source has no endpoint")
       state.withLock { state in
@@ -133,7 +141,7 @@ extension EtcdSource {
           try gateway(index).range(
             key: prefixBytes, rangeEnd: rangeEnd, token: token, isCancelled: isCancelled)
         }
-        applyAll(entries, revision: revision, from: index)
+        applyAll(entries, revision: revision, from: index, acceptingOlder: acceptingOlder)
         return nil
       } catch .cancelled {
         return nil
@@ -184,14 +192,36 @@ extension EtcdSource {
         + failures.map { "\($0.path ?? "?"): \($0.reason)" }.joined(separator: "; "))
   }
 
-  /// The setting key of an etcd key, or `nil` (with a problem) when it isn't under the prefix or
-  /// isn't UTF-8.
-  private func settingKey(_ key: [UInt8]) -> String? {
-    guard key.starts(with: prefixBytes),
-      let name = String(validating: key.dropFirst(prefixBytes.count), as: UTF8.self),
-      !name.isEmpty
-    else { return nil }
-    return name
+  /// The setting key of an etcd key, or why it can't name one (the prefix itself, not UTF-8),
+  /// keyed in the layer's problems by the etcd key as shown.
+  private func settingKey(_ key: [UInt8]) -> Result<String, SettingsError> {
+    let shown = etcdKey(key)
+    guard key.starts(with: prefixBytes) else {
+      return .failure(
+        SettingsError(
+          .layerValueUnreadable, path: shown, reason: "The key '\(shown)' isn't under '\(prefix)'"))
+    }
+    guard let name = String(validating: key.dropFirst(prefixBytes.count), as: UTF8.self) else {
+      return .failure(
+        SettingsError(
+          .layerValueUnreadable, path: shown,
+          reason: "The key '\(shown)' can't name a setting: it isn't UTF-8 text; the layer "
+            + "leaves it out"))
+    }
+    guard !name.isEmpty else {
+      return .failure(
+        SettingsError(
+          .layerValueUnreadable, path: shown,
+          reason: "The key '\(shown)' is the prefix itself, which names no setting (a key name "
+            + "left out?); the layer leaves it out"))
+    }
+    return .success(name)
+  }
+
+  /// Where the problem of an etcd key that names no setting is kept among the layer's problems,
+  /// apart from the settings' own keys.
+  private func problemSlot(ofUnusableKey key: [UInt8]) -> String {
+    "\u{0}" + etcdKey(key)
   }
 
   /// The etcd key as messages show it.
@@ -200,12 +230,28 @@ extension EtcdSource {
   }
 
   /// Replaces the values with a full read, reporting the keys that changed.
-  private func applyAll(_ entries: [EtcdGateway.KeyValue], revision: Int64, from index: Int) {
+  ///
+  /// - Parameters:
+  ///   - entries: The keys and values read.
+  ///   - revision: The revision they were read at.
+  ///   - index: The endpoint that answered.
+  ///   - acceptingOlder: Whether a read at a revision below the one applied replaces it (after
+  ///     the server's data was replaced); otherwise such a read, which a watch event overtook,
+  ///     is dropped.
+  private func applyAll(
+    _ entries: [EtcdGateway.KeyValue], revision: Int64, from index: Int, acceptingOlder: Bool
+  ) {
     var values: [String: PropertyListValue] = [:]
     var problems: [String: SettingsError] = [:]
     let held = state.withLock { $0.values }
     for entry in entries {
-      guard let key = settingKey(entry.key) else { continue }
+      let key: String
+      switch settingKey(entry.key) {
+      case .success(let name): key = name
+      case .failure(let problem):
+        problems[problemSlot(ofUnusableKey: entry.key)] = problem
+        continue
+      }
       do {
         values[key] = try EtcdValueEncoding.decode(
           entry.value, key: key, origin: etcdKey(entry.key))
@@ -214,8 +260,11 @@ extension EtcdSource {
         if let previous = held[key] { values[key] = previous }
       }
     }
-    let changed = state.withLock { state -> (keys: [String], reporter: LayerSourceReporter?) in
+    let changed = state.withLock { state -> (keys: [String]?, reporter: LayerSourceReporter?)? in
+      // A read a watch event overtook holds older values: what the layer has is newer.
+      guard acceptingOlder || revision >= state.revision else { return nil }
       let keys = Set(state.values.keys).union(values.keys).filter { state.values[$0] != values[$0] }
+      let newProblems = Set(problems.keys).subtracting(state.problems.keys)
       state.values = values
       state.problems = problems
       state.revision = revision
@@ -223,20 +272,36 @@ extension EtcdSource {
       state.endpointIndex = index
       state.lastError = nil
       state.cacheProblem = nil
-      return (keys.sorted(), state.reporter)
+      // A problem that names no setting is reported by a read of the whole layer.
+      let reports = newProblems.contains { $0.hasPrefix("\u{0}") } ? nil : keys.sorted()
+      return (reports, state.reporter)
     }
-    if !changed.keys.isEmpty { changed.reporter?.reportChanges(forKeys: changed.keys) }
-    saveLastKnownGood()
+    guard let changed else { return }
+    if let keys = changed.keys {
+      if !keys.isEmpty { changed.reporter?.reportChanges(forKeys: keys) }
+    } else {
+      changed.reporter?.reportChanges()
+    }
+    // On the save queue, so saves take their snapshots in the order they write them.
+    if cache != nil, savesLastKnownGood { saveQueue.sync { saveLastKnownGood() } }
   }
 
   /// Applies one watch message's events, reporting the keys whose value changed.
   private func apply(_ message: EtcdGateway.WatchMessage, from index: Int) {
     guard !message.events.isEmpty else { return }
     var decoded: [(key: String, value: Result<PropertyListValue?, SettingsError>)] = []
+    var unusable: [(slot: String, problem: SettingsError?)] = []
     var lastRevision: Int64 = 0
     for event in message.events {
       lastRevision = max(lastRevision, event.revision)
-      guard let key = settingKey(event.key) else { continue }
+      let key: String
+      switch settingKey(event.key) {
+      case .success(let name): key = name
+      case .failure(let problem):
+        // Reported while the key exists; forgotten once it is deleted.
+        unusable.append((problemSlot(ofUnusableKey: event.key), event.value == nil ? nil : problem))
+        continue
+      }
       guard let bytes = event.value else {
         decoded.append((key, .success(nil)))
         continue
@@ -249,7 +314,7 @@ extension EtcdSource {
           }.map { Optional($0) }
         ))
     }
-    let changed = state.withLock { state -> (keys: [String], reporter: LayerSourceReporter?) in
+    let changed = state.withLock { state -> (keys: [String]?, reporter: LayerSourceReporter?) in
       var keys: Set<String> = []
       for (key, value) in decoded {
         switch value {
@@ -265,11 +330,24 @@ extension EtcdSource {
           keys.insert(key)
         }
       }
+      var reportsAll = false
+      for (slot, problem) in unusable {
+        if let problem {
+          reportsAll = reportsAll || state.problems[slot] == nil
+          state.problems[slot] = problem
+        } else {
+          state.problems.removeValue(forKey: slot)
+        }
+      }
       state.revision = max(state.revision, lastRevision)
       state.status = .connected(endpoint: endpoints[index], revision: state.revision)
-      return (keys.sorted(), state.reporter)
+      return (reportsAll ? nil : keys.sorted(), state.reporter)
     }
-    if !changed.keys.isEmpty { changed.reporter?.reportChanges(forKeys: changed.keys) }
+    if let keys = changed.keys {
+      if !keys.isEmpty { changed.reporter?.reportChanges(forKeys: keys) }
+    } else {
+      changed.reporter?.reportChanges()
+    }
     scheduleLastKnownGoodSave()
   }
 
@@ -277,7 +355,7 @@ extension EtcdSource {
   /// held up by a save's `fsync`: changes that arrive while a save is scheduled are saved by it
   /// (it takes its snapshot when it runs).
   private func scheduleLastKnownGoodSave() {
-    guard cache != nil else { return }
+    guard cache != nil, savesLastKnownGood else { return }
     let schedules = state.withLock { state in
       defer { state.saveScheduled = true }
       return !state.saveScheduled
@@ -297,7 +375,7 @@ extension EtcdSource {
   /// Saves what the layer holds to the last known good file now; a failure is a diagnostic (the
   /// next change tries again).
   private func saveLastKnownGood() {
-    guard let cache else { return }
+    guard let cache, savesLastKnownGood else { return }
     let snapshot = state.withLock { state in
       EtcdLastKnownGood.Snapshot(values: state.values, revision: state.revision, savedAt: Date())
     }
@@ -340,8 +418,13 @@ extension EtcdSource {
         }
         let from = state.withLock { $0.revision } + 1
         try withToken(at: index, isCancelled: isCancelled) { token throws(EtcdGateway.Failure) in
-          try gateway(index).watch(
+          let gateway = gateway(index)
+          try gateway.watch(
             key: prefixBytes, rangeEnd: rangeEnd, startRevision: from, token: token,
+            checkInterval: options.watchCheckInterval,
+            check: { () throws(EtcdGateway.Failure) in
+              try gateway.check(key: prefixBytes, token: token, isCancelled: isCancelled)
+            },
             isCancelled: isCancelled
           ) { message in
             if message.created {

@@ -98,6 +98,16 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     /// upper bound, and each is drawn between half of it and all of it (jitter), so a fleet
     /// doesn't reconnect in step.
     public var reconnectDelay: ClosedRange<Double> = 0.1...5
+    /// Seconds a watch may stay silent before the source checks that its endpoint still
+    /// answers; 10 by default.
+    ///
+    /// A watch of keys that don't change says nothing, and neither does a member that froze or
+    /// a network that dropped the route with the connection left open. After this long without
+    /// a message, the source makes one small request (a count of one key) on another
+    /// connection; if that doesn't answer within ``timeout``, it leaves the endpoint for the
+    /// next. Checked at the end of a wait of ``timeout`` seconds, so a check happens at most
+    /// `watchCheckInterval + timeout` seconds after the last message.
+    public var watchCheckInterval: Double = 10
 
     /// Options with the default values.
     public init() {}
@@ -146,6 +156,9 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
   /// Serializes the first read, so concurrent first reads make one round of requests.
   let firstRead = NSLock()
   let cache: EtcdLastKnownGood?
+  /// Whether the source writes its last known good file; not when a tool opened it from the
+  /// app's record, since the file is the app's.
+  let savesLastKnownGood: Bool
   /// Where the last known good file is saved after watch messages, one save at a time.
   let saveQueue = DispatchQueue(label: "TypedDefaults.EtcdSource.lastKnownGood")
 
@@ -162,7 +175,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
   ///   - lastKnownGoodFile: Where to keep the last content applied (a property list, mode 0600),
   ///     for an offline start: put it beside `data.plist`; `nil` (the default) keeps nothing.
   ///   - options: Timeouts, limits and backoff.
-  public init(
+  public convenience init(
     endpoints: [URL],
     prefix: String,
     credentials: Credentials? = nil,
@@ -170,6 +183,17 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     lastKnownGoodFile: URL? = nil,
     options: Options = Options()
   ) {
+    self.init(
+      endpoints: endpoints, prefix: prefix, credentials: credentials, layer: layer,
+      lastKnownGoodFile: lastKnownGoodFile, options: options, savesLastKnownGood: true)
+  }
+
+  /// Creates a source, saving its last known good file or only reading it.
+  init(
+    endpoints: [URL], prefix: String, credentials: Credentials?, layer: LayeredPlistStore.Layer,
+    lastKnownGoodFile: URL?, options: Options, savesLastKnownGood: Bool
+  ) {
+    self.savesLastKnownGood = savesLastKnownGood
     self.endpoints = endpoints
     self.prefix = prefix
     self.credentials = credentials
@@ -260,7 +284,8 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
   public func refresh() async throws(SettingsError) {
     let outcome: SettingsError? = await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
-        continuation.resume(returning: self.fullRead(isCancelled: { false }))
+        continuation.resume(
+          returning: self.fullRead(acceptingOlder: false, isCancelled: { false }))
       }
     }
     if let outcome { throw outcome }
@@ -331,6 +356,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
       guard !state.isWatching else { return nil }
       state.isWatching = true
       state.generation &+= 1
+      state.wake = DispatchSemaphore(value: 0)
       return state.generation
     }
     guard let generation else { return }

@@ -80,7 +80,8 @@ final class HTTPConnection {
     self.maximumBodySize = maximumBodySize
     self.isCancelled = isCancelled
     self.descriptor = -1
-    self.descriptor = try Self.connect(host: host, port: port, timeout: timeout, origin: origin)
+    self.descriptor = try Self.connect(
+      host: host, port: port, timeout: timeout, origin: origin, isCancelled: isCancelled)
   }
 
   deinit {
@@ -277,6 +278,12 @@ final class HTTPConnection {
           else {
             throw Failure(reason: "\(origin) sent a malformed chunk size '\(line)'")
           }
+          // Bounded before any arithmetic: a size near Int.max must not overflow below.
+          guard size <= maximumBodySize else {
+            throw Failure(
+              reason: "\(origin) announced a chunk of \(size) bytes, above the limit of "
+                + "\(maximumBodySize) bytes")
+          }
           buffer.removeFirst(end + 2)
           if size == 0 {
             framing = .chunked(remainingInChunk: 0, atTrailer: true)
@@ -379,7 +386,7 @@ final class HTTPConnection {
   // MARK: - Connecting
 
   private static func connect(
-    host: String, port: Int, timeout: Double, origin: String
+    host: String, port: Int, timeout: Double, origin: String, isCancelled: () -> Bool
   ) throws(Failure) -> Int32 {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
@@ -400,6 +407,10 @@ final class HTTPConnection {
     var entry: UnsafeMutablePointer<addrinfo>? = first
     while let address = entry {
       entry = address.pointee.ai_next
+      // A stopped watch opens no more connections.
+      if isCancelled() {
+        throw Failure(reason: "The exchange with \(origin) was cancelled", wasCancelled: true)
+      }
       let socketDescriptor = socket(address.pointee.ai_family, address.pointee.ai_socktype, 0)
       guard socketDescriptor >= 0 else {
         lastReason = POSIX.lastError
@@ -424,8 +435,18 @@ final class HTTPConnection {
         _ = systemClose(socketDescriptor)
         continue
       }
-      var waitEntry = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
-      let ready = poll(&waitEntry, 1, Int32(max(1, timeout * 1000)))
+      // Waited for in slices of 100 ms, so a stopped watch doesn't wait for the whole timeout.
+      let deadline = Date().addingTimeInterval(timeout)
+      var ready: Int32 = 0
+      while ready == 0, Date() < deadline {
+        if isCancelled() {
+          _ = systemClose(socketDescriptor)
+          throw Failure(reason: "The exchange with \(origin) was cancelled", wasCancelled: true)
+        }
+        var waitEntry = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
+        ready = poll(&waitEntry, 1, 100)
+        if ready < 0, errno == EINTR { ready = 0 }
+      }
       var socketError: Int32 = 0
       var length = socklen_t(MemoryLayout<Int32>.size)
       if ready > 0, getsockopt(socketDescriptor, SOL_SOCKET, SO_ERROR, &socketError, &length) == 0,
