@@ -351,9 +351,9 @@ extension EtcdSource {
     scheduleLastKnownGoodSave()
   }
 
-  /// Saves the last known good file soon, off the watch thread, so the next watch message isn't
-  /// held up by a save's `fsync`: changes that arrive while a save is scheduled are saved by it
-  /// (it takes its snapshot when it runs).
+  /// Saves the last known good file within 100 ms, off the watch thread, so the next watch
+  /// message isn't held up by a save's `fsync`: changes that arrive while a save is scheduled
+  /// are saved by it (it takes its snapshot when it runs), so a burst of changes costs one save.
   private func scheduleLastKnownGoodSave() {
     guard cache != nil, savesLastKnownGood else { return }
     let schedules = state.withLock { state in
@@ -361,16 +361,15 @@ extension EtcdSource {
       return !state.saveScheduled
     }
     guard schedules else { return }
-    saveQueue.async { [self] in
+    saveQueue.asyncAfter(deadline: .now() + Self.lastKnownGoodSaveDelay) { [self] in
       state.withLock { $0.saveScheduled = false }
       saveLastKnownGood()
     }
   }
 
-  /// Waits until the last known good file holds what the layer held when this was called.
-  func waitForLastKnownGoodSaves() {
-    saveQueue.sync {}
-  }
+  /// How long a change waits for others to share its save of the last known good file, in
+  /// seconds.
+  static let lastKnownGoodSaveDelay = 0.1
 
   /// Saves what the layer holds to the last known good file now; a failure is a diagnostic (the
   /// next change tries again).
