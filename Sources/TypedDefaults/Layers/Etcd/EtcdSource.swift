@@ -12,7 +12,7 @@ import Foundation
 ///   lastKnownGoodFile: folder.appending(path: "fleet.plist"))
 /// let store = try LayeredPlistStore(
 ///   persistentFile: folder.appending(path: "data.plist"),
-///   layers: [.runtime, .persistent, .source(fleet), .bundled])
+///   layers: [.runtime, .persistent, .source(fleet), .bundled(infoPlist)])
 /// store.startWatching()
 /// ```
 ///
@@ -38,15 +38,17 @@ import Foundation
 ///
 /// **Failures.** The source never throws for the network: with no endpoint reachable it gives
 /// the last values it applied, or the ``lastKnownGoodFile``'s, and reports why among the layer's
-/// problems (a ``SettingsError/Code/fleetUnavailable`` or
-/// ``SettingsError/Code/fleetAuthenticationFailed`` diagnostic, ``lastError``, ``status``). The
+/// problems (a `layerSourceProblem` diagnostic carrying a ``SettingsError/Code/fleetUnavailable``
+/// or ``SettingsError/Code/fleetAuthenticationFailed`` error; ``lastError``, ``status``). The
 /// watch reconnects with a bounded exponential backoff with jitter (``Options/reconnectDelay``),
 /// moving to the next endpoint on each failure, and resumes from the revision after the last
 /// one it applied, so no change made while it was away is lost; if that revision was
-/// compacted, it reads the whole prefix again and reports exactly the keys that changed. A token
-/// the server no longer accepts (expired, or the member restarted) is renewed once per failure.
-/// Every response is bounded (``Options/maximumResponseSize``) and every wait timed
-/// (``Options/timeout``).
+/// compacted, or the server's data was replaced (its revision is below the source's), it reads
+/// the whole prefix again and reports exactly the keys that changed. A watch silent for
+/// ``Options/watchCheckInterval`` seconds checks that its endpoint still answers, so a frozen
+/// member is left. A token the server no longer accepts (expired, or invalidated by a password
+/// change) is renewed once per failure. Every response is bounded
+/// (``Options/maximumResponseSize``) and every request timed (``Options/timeout``).
 ///
 /// **Security.** Credentials are never shown: not in ``description``, `dump`, diagnostics or
 /// errors, and not recorded beside `data.plist`. Endpoints are `http://` only: TLS (`https://`,
