@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 // What the fleet source's tests need beyond one key at a time: a whole prefix replaced in one
 // revision, and a port where no server answers.
 
@@ -19,13 +13,11 @@ extension EtcdServer {
   /// - Throws: ``RequestFailure`` when the gateway refuses or doesn't answer.
   package func replace(prefix: String, with values: [String: Data]) throws {
     let start = Data(prefix.utf8)
-    var end = [UInt8](start)
-    while let last = end.last, last == 0xFF { end.removeLast() }
-    if end.isEmpty { end = [0] } else { end[end.count - 1] += 1 }
     let existing = try request(
       "/v3/kv/range",
       [
-        "key": start.base64EncodedString(), "range_end": Data(end).base64EncodedString(),
+        "key": start.base64EncodedString(),
+        "range_end": Self.prefixEnd(start).base64EncodedString(),
         "keys_only": true,
       ])
     let held = ((existing["kvs"] as? [[String: Any]]) ?? []).compactMap { $0["key"] as? String }
@@ -50,24 +42,9 @@ extension EtcdServer {
   ///
   /// - Throws: ``RequestFailure`` when no socket can be bound.
   package static func unusedPort() throws -> Int {
-    #if canImport(Glibc)
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-      let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-      }
-    }
-    guard descriptor >= 0, bound else {
+    guard let socket = BoundSocket() else {
       throw RequestFailure(path: "bind", status: nil, message: "no free loopback port")
     }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return Int(socket.port)  // closed as `socket` goes: nothing listens on it
   }
 }

@@ -929,7 +929,7 @@ package final class EtcdServer: Sendable {
   /// The end of the range of keys starting with `prefix` (etcd's `GetPrefixRangeEnd`): the
   /// prefix with its last byte below 0xFF incremented and what follows dropped; `"\0"` (every
   /// key) for the empty prefix or one of 0xFF bytes only.
-  private static func prefixEnd(_ prefix: Data) -> Data {
+  static func prefixEnd(_ prefix: Data) -> Data {
     var bytes = [UInt8](prefix)
     while let last = bytes.last {
       if last < 0xFF {
@@ -1017,7 +1017,7 @@ private func loopbackAddress(port: UInt16) -> sockaddr_in {
 }
 
 /// A TCP socket bound to a free loopback port (port 0: the kernel chooses), closed at deinit.
-private final class BoundSocket {
+final class BoundSocket {
   let descriptor: Int32
   let port: UInt16
 

@@ -209,7 +209,7 @@ private final class HostileServer: Sendable {
     #expect(seconds < 3)
   }
 
-  @Test func aBadValueFromAWellFormedAnswerKeepsTheOthers() throws {
+  @Test func aValueThatIsntBase64MakesTheWholeAnswerRejected() throws {
     func encoded(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
     let good = #"{"key": "\#(encoded(Self.prefix + "a"))", "value": "\#(encoded("1"))"}"#
     let notBase64 = #"{"key": "\#(encoded(Self.prefix + "b"))", "value": "%%%"}"#

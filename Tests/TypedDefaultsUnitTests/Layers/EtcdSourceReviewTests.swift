@@ -263,19 +263,12 @@ private final class CountingRefuser: Sendable {
 @Suite(.requiresEtcd) struct EtcdSourceReviewTests {
   private static let storeOptions = LayeredPlistStore.Options(savesAtExit: false)
   private static let prefix = "/config/com.example.review/"
-  private static let quick: EtcdSource.Options = {
-    var options = EtcdSource.Options()
-    options.timeout = 1
-    options.reconnectDelay = 0.05...0.2
-    return options
-  }()
+  private static let quick = EtcdTesting.quickOptions(timeout: 1)
 
   private func store(
     _ source: EtcdSource, in directory: TemporaryDirectory
   ) throws -> LayeredPlistStore {
-    try LayeredPlistStore(
-      persistentFile: directory.file("data.plist"),
-      layers: [.runtime, .persistent, .source(source)], options: Self.storeOptions)
+    try EtcdTesting.store(source, in: directory)
   }
 
   private static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }

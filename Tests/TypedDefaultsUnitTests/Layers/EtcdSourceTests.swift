@@ -15,22 +15,14 @@ private struct PlayerFleetSettings: SettingsGroup {
 /// history, a member down, bad data, authentication).
 @Suite(.enabled(if: EtcdServer.isAvailable, Comment(rawValue: EtcdServer.unavailableReason)))
 struct EtcdSourceTests {
-  private static let options = LayeredPlistStore.Options(savesAtExit: false)
   private static let prefix = "/config/com.example.player/"
-  /// Fast reconnection, so a test of a restart doesn't wait long.
-  private static let quick: EtcdSource.Options = {
-    var options = EtcdSource.Options()
-    options.timeout = 5  // a bound, never waited for: etcd's bcrypt is slow on a loaded machine
-    options.reconnectDelay = 0.05...0.2
-    return options
-  }()
+  /// A generous timeout: etcd's bcrypt is slow on a loaded machine.
+  private static let quick = EtcdTesting.quickOptions(timeout: 5)
 
   private func store(
     _ source: EtcdSource, in directory: TemporaryDirectory
   ) throws -> LayeredPlistStore {
-    try LayeredPlistStore(
-      persistentFile: directory.file("data.plist"),
-      layers: [.runtime, .persistent, .source(source)], options: Self.options)
+    try EtcdTesting.store(source, in: directory)
   }
 
   // MARK: - Reading and watching
