@@ -315,19 +315,20 @@ extension EtcdSource {
         ))
     }
     let changed = state.withLock { state -> (keys: [String]?, reporter: LayerSourceReporter?) in
-      var keys: Set<String> = []
+      // In the order of the events (revision order), each key once.
+      var keys: [String] = []
       for (key, value) in decoded {
         switch value {
         case .success(let value):
           state.problems.removeValue(forKey: key)
           if state.values[key] != value {
             state.values[key] = value
-            keys.insert(key)
+            if !keys.contains(key) { keys.append(key) }
           }
         case .failure(let error):
           // The last good value stays; the problem is reported with the layer's contents.
           state.problems[key] = error
-          keys.insert(key)
+          if !keys.contains(key) { keys.append(key) }
         }
       }
       var reportsAll = false
@@ -341,7 +342,7 @@ extension EtcdSource {
       }
       state.revision = max(state.revision, lastRevision)
       state.status = .connected(endpoint: endpoints[index], revision: state.revision)
-      return (reportsAll ? nil : keys.sorted(), state.reporter)
+      return (reportsAll ? nil : keys, state.reporter)
     }
     if let keys = changed.keys {
       if !keys.isEmpty { changed.reporter?.reportChanges(forKeys: keys) }
