@@ -27,7 +27,7 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
       if let value { try WriteValidation.check(value, key: key) }
       guard let cell else {
         guard value != nil else { return (nil, false) }
-        storage.cells[key] = ValueCell(value)
+        storage.cells[key] = ValueCell.make(value)
         if storage.observesAllKeys { observers.record(SettingsChange(key: key, newValue: value)) }
         return (value, storage.observesAllKeys)
       }
@@ -71,7 +71,7 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
         if let existing = storage.cells[key] {
           cell = existing
         } else {
-          cell = ValueCell(nil)
+          cell = ValueCell.make(nil)
           storage.cells[key] = cell
         }
         if cell.observed || storage.observesAllKeys {

@@ -95,46 +95,78 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   /// The setting's value: the stored value read as `Value`, or the default when nothing is stored
   /// or the stored value can't be read as `Value` (reported once as a diagnostic).
+  ///
+  /// A scalar on the library's own backends is read from its cell's atomic words, with no lock
+  /// (``ScalarValueCell``); everything else is read out of line (``readUnderLock()``), so that
+  /// what is inlined into the caller is only the fast path.
   @inlinable
   final func read() -> Value {
-    // A test's override bypasses the cells, which belong to the setting's own backend; tracking
-    // follows it.
-    if let override = overridingBackend {
-      accessed(through: override)
-      return read(from: override)
+    // A test's override bypasses the cells, which belong to the setting's own backend.
+    if BackendOverride.mayBeActive(overrideFlag), let override = currentOverride() {
+      return read(overriding: override)
     }
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
-    if !storesContainers, let cellBackend, let readCell {
-      // A scalar: one lock and one load, borrowing the cell. (An optional setting holding an
-      // array or dictionary goes on below, to use the conversion cached in the cell.)
-      let stored = readCell._withUnsafeGuaranteedRef { cellBackend.value(in: $0) }
-      switch stored {
-      case nil: return defaultValue
-      case .array?, .dictionary?: break
-      case let stored?: return converted(stored) ?? defaultValue
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      !storesContainers, let readCell
+    {
+      // No reference to the backend is taken (binding `cellBackend` would retain and release it),
+      // and the cell is borrowed.
+      let published = readCell._withUnsafeGuaranteedRef {
+        unsafeDowncast($0, to: ScalarValueCell.self).published()
+      }
+      // Each case converts a value whose kind the compiler sees, so that the type's conversion,
+      // inlined, is reduced to that kind's few instructions.
+      if let (kind, bits) = published {
+        switch kind {
+        case ScalarKind.absent.rawValue: return defaultValue
+        case ScalarKind.bool.rawValue: return converted(.bool(bits != 0)) ?? defaultValue
+        case ScalarKind.integer.rawValue:
+          return converted(.integer(.init(Int64(bitPattern: bits)))) ?? defaultValue
+        case ScalarKind.unsignedInteger.rawValue:
+          return converted(.integer(.init(bits))) ?? defaultValue
+        case ScalarKind.real.rawValue:
+          return converted(.real(Double(bitPattern: bits))) ?? defaultValue
+        default: break  // another kind of value: under the lock
+        }
       }
     }
-    if let cellBackend, let cell {
-      // A type stored as an array or dictionary first looks for its conversion of the current
-      // value, left in the cell by an earlier read: one lock, no conversion.
-      if storesContainers, let conversion = cellBackend.conversion(in: cell),
-        type(of: conversion) == ConvertedValue<Value>.self
-      {
-        return unsafeDowncast(conversion, to: ConvertedValue<Value>.self).value
-      }
-      guard let stored = cellBackend.value(in: cell) else { return defaultValue }
-      guard let value = converted(stored) else { return defaultValue }
-      switch stored {
-      case .array, .dictionary:
-        cellBackend.setConversion(
-          ConvertedValue(source: stored, value: value), in: cell, ifValueIs: stored)
-      default:
-        break
-      }
-      return value
+    return readUnderLock()
+  }
+
+  /// ``read()`` through the test's backend that replaces the setting's own in this task
+  /// (``BackendOverride``); Observation's tracking follows it.
+  @inline(never) @usableFromInline
+  final func read(overriding override: any SettingsBackend) -> Value {
+    accessed(through: override)
+    return read(from: override)
+  }
+
+  /// ``read()`` of what isn't published in atomic words: a value read under the backend's lock
+  /// from the key's cell (a converted array or dictionary cached in the cell), or by key from a
+  /// backend without cells.
+  ///
+  /// Observation has already been told of the read.
+  @inline(never) @usableFromInline
+  final func readUnderLock() -> Value {
+    guard let cellBackend, let cell else { return read(from: boundTarget) }
+    // A type stored as an array or dictionary first looks for its conversion of the current
+    // value, left in the cell by an earlier read: one lock, no conversion.
+    if storesContainers, let conversion = cellBackend.conversion(in: cell),
+      type(of: conversion) == ConvertedValue<Value>.self
+    {
+      return unsafeDowncast(conversion, to: ConvertedValue<Value>.self).value
     }
-    return read(from: boundTarget)
+    guard let stored = cellBackend.value(in: cell) else { return defaultValue }
+    guard let value = converted(stored) else { return defaultValue }
+    switch stored {
+    case .array, .dictionary:
+      cellBackend.setConversion(
+        ConvertedValue(source: stored, value: value), in: cell, ifValueIs: stored)
+    default:
+      break
+    }
+    return value
   }
 
   /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a

@@ -66,7 +66,7 @@ func settingAccessed(through backend: any SettingsBackend, key: String, tracking
 ///
 /// - Parameter observable: The setting's ``SettingObservable``, unretained; the caller keeps it
 ///   alive.
-@usableFromInline
+@inlinable @inline(__always)
 func settingAccessed(_ observable: UnsafeMutableRawPointer) {
   #if canImport(Observation)
     if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *) {

@@ -14,12 +14,13 @@
   @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   // @unchecked Sendable: every stored property is an immutable `let`; the key path (not marked
   // Sendable by the standard library) captures only a Sendable probe.
+  @usableFromInline
   final class SettingObservable: Observable, @unchecked Sendable {
-    let registrar = ObservationRegistrar()
+    @usableFromInline let registrar = ObservationRegistrar()
     let interest: TrackingInterest
     /// `\SettingObservable[probe:]` with this setting's probe: the key path every access and
     /// mutation names.
-    let keyPath: KeyPath<SettingObservable, Int>
+    @usableFromInline let keyPath: KeyPath<SettingObservable, Int>
 
     init() {
       let interest = TrackingInterest()
@@ -31,7 +32,7 @@
     /// A member only for the key path: Observation never reads it.
     subscript(probe probe: TrackingProbe) -> Int { 0 }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func access() {
       registrar.access(self, keyPath: keyPath)
     }

@@ -162,7 +162,7 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   ///
   /// Both initializers below, the RawRepresentable one and the RawRepresentable-and-Codable one,
   /// read through it.
-  @inlinable
+  @inlinable @inline(__always)
   static func storedRawValue(_ propertyListValue: PropertyListValue) -> RawValue? {
     if case .bool = propertyListValue, RawValue.self != Bool.self { return nil }
     return RawValue(propertyListValue: propertyListValue)
@@ -189,7 +189,7 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   /// migration converts it.
   ///
   /// - Parameter propertyListValue: The stored value.
-  @inlinable
+  @inlinable @inline(__always)
   public init?(propertyListValue: PropertyListValue) {
     guard let rawValue = Self.storedRawValue(propertyListValue) else { return nil }
     self.init(rawValue: rawValue)
@@ -214,7 +214,7 @@ extension SettingValue where Self: RawRepresentable & Codable, RawValue: Setting
   /// Reads the stored value as `RawValue`, then as this type with `init(rawValue:)`.
   ///
   /// - Parameter propertyListValue: The stored value.
-  @inlinable
+  @inlinable @inline(__always)
   public init?(propertyListValue: PropertyListValue) {
     guard let rawValue = Self.storedRawValue(propertyListValue) else { return nil }
     self.init(rawValue: rawValue)

@@ -14,7 +14,7 @@ extension Bool: SettingValue {
   /// `1`, `NO`, `false`, `0` in any case, as `UserDefaults.bool(forKey:)` reads them.
   ///
   /// - Parameter propertyListValue: The stored value.
-  @inlinable
+  @inlinable @inline(__always)
   public init?(propertyListValue: PropertyListValue) {
     switch propertyListValue {
     case .bool(let value):
@@ -68,7 +68,7 @@ extension SettingValue where Self: FixedWidthInteger & Codable {
   /// Never wraps or truncates.
   ///
   /// - Parameter propertyListValue: The stored value.
-  @inlinable
+  @inlinable @inline(__always)
   public init?(propertyListValue: PropertyListValue) {
     switch propertyListValue {
     case .integer(let value):
@@ -138,7 +138,7 @@ extension Double: SettingValue {
   /// not read); a bool as 1.0 or 0.0; or a string holding only a number.
   ///
   /// - Parameter propertyListValue: The stored value.
-  @inlinable
+  @inlinable @inline(__always)
   public init?(propertyListValue: PropertyListValue) {
     switch propertyListValue {
     case .real(let value):

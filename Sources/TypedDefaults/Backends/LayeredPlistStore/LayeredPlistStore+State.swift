@@ -136,7 +136,7 @@ extension LayeredPlistStore {
     /// The key's cell, created holding the key's current value.
     mutating func cell(forKey key: String) -> ValueCell {
       if let cell = cells[key] { return cell }
-      let cell = ValueCell(effective[key]?.value)
+      let cell = ValueCell.make(effective[key]?.value)
       cells[key] = cell
       return cell
     }
