@@ -1,6 +1,7 @@
 #if canImport(Observation)
   import Foundation
   import Observation
+  import Synchronization
 
   /// A setting's part in Swift's Observation: reading the setting records an access to this
   /// object, and a change of the setting's key, by any writer, is a mutation of it.
@@ -18,32 +19,79 @@
   final class SettingObservable: Observable, @unchecked Sendable {
     @usableFromInline let registrar = ObservationRegistrar()
     let interest: TrackingInterest
-    /// `\SettingObservable[probe:]` with this setting's probe: the key path every access and
-    /// mutation names.
+    /// `\SettingObservable[probe:]` with this setting's probe: the key path accesses name until
+    /// the setting is first read inside tracking, and every mutation names.
     @usableFromInline let keyPath: KeyPath<SettingObservable, Int>
+    /// `\SettingObservable.member`: the key path accesses name once tracking has started
+    /// (``TrackingInterest/trackingStarted()`` sets ``choice``), and mutations name too.
+    ///
+    /// Tracking hashes the key path of every access, and a stored property's key path hashes in a
+    /// fraction of the time the probe's subscript does (its argument is hashed through the key
+    /// path runtime): a tracked read costs what a hand-written `Observable` property's does.
+    @usableFromInline let memberKeyPath: KeyPath<SettingObservable, Int> = \SettingObservable.member
+    /// Which key path accesses name (a ``KeyPathChoice``), where the system has `Atomic`; `nil`
+    /// elsewhere, where accesses always name the probe's.
+    @usableFromInline let choice: AnyObject?
+    /// A member only for ``memberKeyPath``: Observation never reads it.
+    let member = 0
 
     init() {
       let interest = TrackingInterest()
       self.interest = interest
       self.keyPath = \SettingObservable[probe: TrackingProbe(interest: interest)]
+      if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+        choice = KeyPathChoice()
+      } else {
+        choice = nil
+      }
       interest.setObservable(self)
     }
 
     /// A member only for the key path: Observation never reads it.
     subscript(probe probe: TrackingProbe) -> Int { 0 }
 
+    /// Whether accesses name ``memberKeyPath``: tracking has started.
+    @inlinable @inline(__always)
+    var accessesNameMember: Bool {
+      if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let choice {
+        return unsafeDowncast(choice, to: KeyPathChoice.self).namesMember.load(ordering: .acquiring)
+      }
+      return false
+    }
+
     @inlinable @inline(__always)
     func access() {
-      registrar.access(self, keyPath: keyPath)
+      registrar.access(self, keyPath: accessesNameMember ? memberKeyPath : keyPath)
+    }
+
+    /// Accesses name ``memberKeyPath`` from now on: called once the setting's backend observer
+    /// is registered, so that every change a tracker naming it can miss is already forwarded.
+    func nameMemberInAccesses() {
+      if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let choice {
+        unsafeDowncast(choice, to: KeyPathChoice.self).namesMember.store(true, ordering: .releasing)
+      }
     }
 
     /// Tells Observation the setting changed: `withObservationTracking`'s `onChange` (at
     /// `willSet`) and `Observations` (at `didSet`).
     ///
-    /// Called after the value is stored, so both already read the new value.
+    /// Both key paths are named, the probe's first: a tracker may have read the setting before
+    /// accesses switched to ``memberKeyPath``. (One that read it under both is told once:
+    /// tracking ends at the first change it hears of.) Called after the value is stored, so
+    /// both already read the new value.
     func changed() {
       registrar.withMutation(of: self, keyPath: keyPath) {}
+      if accessesNameMember { registrar.withMutation(of: self, keyPath: memberKeyPath) {} }
     }
+  }
+
+  /// Which key path a ``SettingObservable``'s accesses name: the probe's until tracking starts,
+  /// then the member's; a flag set once, from false to true.
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  @usableFromInline
+  final class KeyPathChoice: Sendable {
+    /// Whether accesses name the member's key path.
+    @usableFromInline let namesMember = Atomic<Bool>(false)
   }
 
 #endif

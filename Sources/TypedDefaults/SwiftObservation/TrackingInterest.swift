@@ -92,7 +92,9 @@
         return
       }
       self.token = token
+      let observable = observable
       lock.unlock()
+      observable?.nameMemberInAccesses()
     }
 
     private func forwardChange() {
