@@ -194,20 +194,98 @@ import TypedDefaultsTestSupport
 
   @Test func aFileWatcherReportsOnlyItsNamesAndCoalescesABurst() async throws {
     let directory = try TemporaryDirectory()
+    try Data("0".utf8).write(to: directory.file("a.plist"))
     let events = Received<FileWatcher.Event>()
     let watcher = FileWatcher(folder: directory.url, names: ["a.plist"]) { events.append($0) }
     defer { watcher.stop() }
     #expect(watcher.isArmed)
     // The report every arming makes.
     await eventually("the first report") { events.count == 1 }
+    // Changes no writer finishes (a chmod, as an editor makes after its save) are coalesced.
     for index in 0..<20 {
-      try Data("\(index)".utf8).write(to: directory.file("a.plist"), options: .atomic)
+      try FileManager.default.setAttributes(
+        [.posixPermissions: index.isMultiple(of: 2) ? 0o600 : 0o644],
+        ofItemAtPath: directory.file("a.plist").path)
       try Data("\(index)".utf8).write(to: directory.file("other.plist"))
     }
     await eventually("a report of a.plist") { events.count >= 2 }
     #expect(events.all.allSatisfy { $0 == .changed(["a.plist"]) })
-    // Twenty saves within the coalescing interval are far fewer reports.
+    // Twenty changes within the coalescing interval are far fewer reports.
     #expect(events.count < 12)
+  }
+
+  /// A file a writer finished (renamed into place, or closed after writing) is reported with no
+  /// coalescing window, together with the changes waiting for theirs: with a window of an hour,
+  /// the chmod of `b.plist` is reported only because the save of `a.plist` came after it.
+  @Test func aFinishedSaveIsReportedAtOnceWithTheChangesWaitingForTheWindow() async throws {
+    let directory = try TemporaryDirectory()
+    try Data("0".utf8).write(to: directory.file("b.plist"))
+    let events = Received<FileWatcher.Event>()
+    let watcher = FileWatcher(
+      folder: directory.url, names: ["a.plist", "b.plist"], coalescingInterval: 3600
+    ) { events.append($0) }
+    defer { watcher.stop() }
+    /// Whether an event after the first `after` names `name`.
+    func reported(_ name: String, after: Int) -> Bool {
+      events.all.dropFirst(after).contains {
+        $0 == .changed([name]) || $0 == .changed(["a.plist", "b.plist"])
+      }
+    }
+    // Even the report every arming makes waits for the window, until a finished save.
+    try Data("1".utf8).write(to: directory.file("a.plist"), options: .atomic)
+    await eventually("the first report, with a.plist") { reported("a.plist", after: 0) }
+    let before = events.count
+    try FileManager.default.setAttributes(
+      [.posixPermissions: 0o600], ofItemAtPath: directory.file("b.plist").path)
+    try Data("2".utf8).write(to: directory.file("a.plist"), options: .atomic)
+    await eventually("the chmod of b.plist reported with the save of a.plist") {
+      events.all.dropFirst(before).contains { $0 == .changed(["a.plist", "b.plist"]) }
+    }
+    // In place (open, write, close) is finished too.
+    let count = events.count
+    try Data("3".utf8).write(to: directory.file("a.plist"))
+    await eventually("a report of the in-place write") { reported("a.plist", after: count) }
+  }
+
+  /// An editor's save in several steps (vim's: the old file renamed to a backup, the new one
+  /// written in place, its mode set, the backup removed) and an atomic save followed by a chmod
+  /// each give one event per changed key, and none for a key that kept its value.
+  @Test func anEditorsSaveInSeveralStepsGivesOneEventPerChangedKey() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try PropertyListFile(url: file).write(.dictionary(["a": 1, "same": 1]))
+    let store = try watchingStore(file)
+    let received = Received<SettingsChange>()
+    let token = store.observeAllKeys { received.append($0) }
+    defer { token.cancel() }
+    let backup = directory.file("data.plist~")
+    let manager = FileManager.default
+
+    try manager.moveItem(at: file, to: backup)
+    try PropertyListFile(url: directory.file("new.plist")).write(
+      .dictionary(["a": 2, "same": 1]))
+    try manager.copyItem(at: directory.file("new.plist"), to: file)
+    try manager.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+    try manager.removeItem(at: backup)
+    await eventually("the store sees a = 2") {
+      received.last == SettingsChange(key: "a", newValue: 2)
+    }
+
+    try PropertyListFile(url: directory.file("next.plist")).write(
+      .dictionary(["a": 3, "same": 1]))
+    #expect(rename(directory.file("next.plist").path, file.path) == 0)
+    try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    await eventually("the store sees a = 3") {
+      received.last == SettingsChange(key: "a", newValue: 3)
+    }
+    // Another finished save afterwards: had the chmod given an event, it would come before it.
+    try PropertyListFile(url: file).write(.dictionary(["a": 4, "same": 1]))
+    await eventually("the store sees a = 4") {
+      received.last == SettingsChange(key: "a", newValue: 4)
+    }
+    #expect(
+      received.all
+        == [2, 3, 4].map { SettingsChange(key: "a", newValue: .integer(.init(Int64($0)))) })
   }
 
   @Test func aWatcherThatCannotArmNamesTheLimitAndFallsBackToPolling() async throws {

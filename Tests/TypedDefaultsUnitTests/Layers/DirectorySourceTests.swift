@@ -285,13 +285,17 @@ import TypedDefaultsTestSupport
     defer { source.stopWatching() }
     // Another reader, reading as fast as it can while the mount is swapped.
     let stop = Locked(false)
+    let readerReads = Locked(0)
     let reader = Task.detached { () -> [Int?] in
       var seen: [Int?] = []
       while !stop.withLock({ $0 }) {
         seen.append((try? source.read()).flatMap(Self.version(of:)))
+        readerReads.withLock { $0 += 1 }
       }
       return seen
     }
+    // The swaps race the reader only once it runs (the watch reports each at once).
+    await eventually("the reader reads") { readerReads.withLock { $0 } > 0 }
     for n in 1...100 { try mount.write(Self.payload(n)) }
     let sawLast = await eventually("a report's read sees version 100") { reported.last == 100 }
     stop.withLock { $0 = true }

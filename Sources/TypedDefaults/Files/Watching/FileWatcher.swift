@@ -24,7 +24,13 @@ import Foundation
 /// to tell which.
 ///
 /// - **Coalescing.** Events arriving within ``coalescingInterval`` of the first are delivered
-///   as one ``Event/changed(_:)`` naming every file involved.
+///   as one ``Event/changed(_:)`` naming every file involved, except that a file a writer
+///   finished (on Linux `IN_CLOSE_WRITE`, or `IN_MOVED_TO`: renamed into place, the last step of
+///   an atomic save) is delivered at once, with whatever is pending: its contents are complete,
+///   and waiting would only add the window to every change's latency. The steps an editor adds
+///   around its save (a backup renamed away, a `chmod` after the rename) arrive as other events,
+///   coalesced as before, and an owner that compares contents (every store) finds nothing more
+///   changed when it reads the file again.
 /// - **Arming can fail** (the folder is missing or unreadable; on Linux, the inotify limits
 ///   `fs.inotify.max_user_instances` or `fs.inotify.max_user_watches` are reached). The failure
 ///   is delivered once as ``Event/armingFailed(_:)`` (again only if the reason changes), and the
@@ -56,7 +62,8 @@ final class FileWatcher: Sendable {
     case armingFailed(String)
   }
 
-  /// How long events are gathered before they are delivered, in seconds.
+  /// How long events no writer finished are gathered before they are delivered, in seconds, by
+  /// default.
   static let coalescingInterval = 0.02
   /// The first wait before arming is retried, in seconds.
   static let firstRetryInterval = 0.05
@@ -68,6 +75,8 @@ final class FileWatcher: Sendable {
   /// The names of the files in it that are reported; `nil`: every entry of the folder.
   let names: Set<String>?
 
+  /// How long events no writer finished are gathered before they are delivered, in seconds.
+  private let coalescingInterval: Double
   private let queue: DispatchQueue
   private let handler: @Sendable (Event) -> Void
   private let state: Locked<State>
@@ -110,12 +119,16 @@ final class FileWatcher: Sendable {
   ///     entry of the folder, whatever its name.
   ///   - simulatedArmingError: For tests: an `errno` value every attempt to arm fails with (on
   ///     Linux as from `inotify_init1`), so that the polling fallback can be exercised.
+  ///   - coalescingInterval: How long events no writer finished are gathered, in seconds;
+  ///     ``coalescingInterval`` by default (tests set others).
   ///   - handler: Called on the watcher's serial queue with each event; calls never overlap.
   init(
     folder: URL, names: Set<String>?, simulatedArmingError: Int32? = nil,
+    coalescingInterval: Double = FileWatcher.coalescingInterval,
     handler: @escaping @Sendable (Event) -> Void
   ) {
     self.simulatedArmingError = simulatedArmingError
+    self.coalescingInterval = coalescingInterval
     self.folder = folder.standardizedFileURL
     self.names = names
     self.handler = handler
@@ -254,16 +267,28 @@ final class FileWatcher: Sendable {
   }
 
   /// Adds names to the pending delivery, scheduling it if none is.
-  private func note(_ changed: Set<String>) {
+  ///
+  /// - Parameters:
+  ///   - changed: The names seen changed.
+  ///   - finished: Whether a writer finished one of them (closed it after writing, or renamed
+  ///     it into place): then the pending names are delivered at once, with no coalescing
+  ///     window, a scheduled delivery finding nothing left to deliver.
+  private func note(_ changed: Set<String>, finished: Bool = false) {
     guard !changed.isEmpty else { return }
     let schedule = state.withLock { state -> Bool in
       state.pending.formUnion(changed)
       defer { state.deliveryScheduled = true }
-      return !state.deliveryScheduled && !state.stopped
+      return (finished || !state.deliveryScheduled) && !state.stopped
     }
     guard schedule else { return }
-    queue.asyncAfter(deadline: .now() + Self.coalescingInterval) { [weak self] in
-      self?.deliver()
+    // Every delivery takes all pending names and clears `deliveryScheduled` in one step under
+    // the lock, so names noted afterwards schedule a delivery of their own: none is left behind.
+    if finished {
+      queue.async { [weak self] in self?.deliver() }
+    } else {
+      queue.asyncAfter(deadline: .now() + coalescingInterval) { [weak self] in
+        self?.deliver()
+      }
     }
   }
 
@@ -310,8 +335,8 @@ final class FileWatcher: Sendable {
       let identifier = ObjectIdentifier(self)
       let added = SharedInotify.shared.addWatch(
         folder.path, for: identifier, simulatedError: simulatedArmingError
-      ) { [weak self] watch, names, wentAway in
-        self?.received(names, wentAway: wentAway, watch: watch)
+      ) { [weak self] watch, names, finished, wentAway in
+        self?.received(names, finished: finished, wentAway: wentAway, watch: watch)
       }
       switch added {
       case .failure(let failure):
@@ -330,12 +355,15 @@ final class FileWatcher: Sendable {
 
     /// Takes in what the shared instance read for this watcher's watch, unless the watcher has
     /// disarmed (and maybe re-armed) since.
-    private func received(_ seen: Set<String>?, wentAway: Bool, watch: Int32) {
+    private func received(
+      _ seen: Set<String>?, finished: Set<String>, wentAway: Bool, watch: Int32
+    ) {
       queue.async { [weak self] in
         guard let self, self.state.withLock({ $0.source?.watch }) == watch else { return }
         let names = self.names
-        self.note(
-          seen.map { seen in names.map { seen.intersection($0) } ?? seen } ?? self.watchedNames())
+        let changed =
+          seen.map { seen in names.map { seen.intersection($0) } ?? seen } ?? self.watchedNames()
+        self.note(changed, finished: !changed.isDisjoint(with: finished))
         if wentAway { self.folderWentAway() }
       }
     }

@@ -13,12 +13,15 @@
   /// Watches of one folder by several watchers share the kernel's watch descriptor, which is
   /// removed when the last of them is.
   final class SharedInotify: Sendable {
-    /// What a watcher is told of its watch (by its descriptor): the names of the files events named (`nil`: the
-    /// queue overflowed, so any file may have changed), and whether the folder went away
-    /// (removed, moved or unmounted: the watch is gone).
+    /// What a watcher is told of its watch (by its descriptor): the names of the files events
+    /// named (`nil`: the queue overflowed, so any file may have changed), those of them that a
+    /// writer finished (`IN_CLOSE_WRITE`, or `IN_MOVED_TO`: renamed into place, the last step of
+    /// an atomic save), and whether the folder went away (removed, moved or unmounted: the watch
+    /// is gone).
     typealias Delivery =
-      @Sendable (_ watch: Int32, _ names: Set<String>?, _ wentAway: Bool) ->
-      Void
+      @Sendable (
+        _ watch: Int32, _ names: Set<String>?, _ finished: Set<String>, _ wentAway: Bool
+      ) -> Void
 
     /// The process's instance.
     static let shared = SharedInotify()
@@ -117,6 +120,7 @@
       let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
       defer { buffer.deallocate() }
       var names: [Int32: Set<String>] = [:]
+      var finished: [Int32: Set<String>] = [:]
       var gone: Set<Int32> = []
       var overflowed = false
       while true {
@@ -135,23 +139,33 @@
             gone.insert(event.wd)
           } else if nameLength > 0 {
             let start = buffer.advanced(by: offset + headerSize).assumingMemoryBound(to: CChar.self)
-            names[event.wd, default: []].insert(String(cString: start))
+            let name = String(cString: start)
+            names[event.wd, default: []].insert(name)
+            if event.mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) != 0 {
+              finished[event.wd, default: []].insert(name)
+            }
           }
           offset += headerSize + nameLength
         }
       }
-      let deliveries = state.withLock { state -> [(Delivery, Int32, Set<String>?, Bool)] in
+      typealias Pending = (Delivery, Int32, Set<String>?, Set<String>, Bool)
+      let deliveries = state.withLock { state -> [Pending] in
         guard state.descriptor == descriptor else { return [] }
-        var deliveries: [(Delivery, Int32, Set<String>?, Bool)] = []
+        var deliveries: [Pending] = []
         for (watch, watchers) in state.watches {
           let wentAway = gone.contains(watch)
           let seen: Set<String>? = overflowed ? nil : names[watch] ?? []
           guard wentAway || seen?.isEmpty != true else { continue }
-          for delivery in watchers.values { deliveries.append((delivery, watch, seen, wentAway)) }
+          let done = finished[watch] ?? []
+          for delivery in watchers.values {
+            deliveries.append((delivery, watch, seen, done, wentAway))
+          }
         }
         return deliveries
       }
-      for (delivery, watch, seen, wentAway) in deliveries { delivery(watch, seen, wentAway) }
+      for (delivery, watch, seen, done, wentAway) in deliveries {
+        delivery(watch, seen, done, wentAway)
+      }
     }
   }
 #endif
