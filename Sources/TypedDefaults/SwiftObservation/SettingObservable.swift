@@ -17,7 +17,9 @@
   // Sendable by the standard library) captures only a Sendable probe.
   @usableFromInline
   final class SettingObservable: Observable, @unchecked Sendable {
-    @usableFromInline let registrar = ObservationRegistrar()
+    // The fields the read path loads come first: the registrar's layout is the Observation
+    // module's, known only at run time, so a field after it is reached through an offset loaded
+    // from memory, one more load per field on every read.
     let interest: TrackingInterest
     /// `\SettingObservable[probe:]` with this setting's probe: the key path accesses name until
     /// the setting is first read inside tracking, and every mutation names.
@@ -34,6 +36,7 @@
     @usableFromInline let choice: AnyObject?
     /// A member only for ``memberKeyPath``: Observation never reads it.
     let member = 0
+    @usableFromInline let registrar = ObservationRegistrar()
 
     init() {
       let interest = TrackingInterest()
@@ -59,9 +62,16 @@
       return false
     }
 
+    /// Records an access for Observation's tracking (a no-op outside tracking).
+    ///
+    /// The key path is chosen unretained (the observable holds both): choosing it into a plain
+    /// local would retain and release it on every read, and two calls, one per key path, would
+    /// make the read too large to inline.
     @inlinable @inline(__always)
     func access() {
-      registrar.access(self, keyPath: accessesNameMember ? memberKeyPath : keyPath)
+      let named =
+        accessesNameMember ? Unmanaged.passUnretained(memberKeyPath) : .passUnretained(keyPath)
+      named._withUnsafeGuaranteedRef { registrar.access(self, keyPath: $0) }
     }
 
     /// Accesses name ``memberKeyPath`` from now on: called once the setting's backend observer
