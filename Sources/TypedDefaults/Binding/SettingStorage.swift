@@ -136,7 +136,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   /// ``read()`` through the test's backend that replaces the setting's own in this task
   /// (``BackendOverride``); Observation's tracking follows it.
-  @inline(never) @usableFromInline
+  @inlinable @inline(never)
   final func read(overriding override: any SettingsBackend) -> Value {
     accessed(through: override)
     return read(from: override)
@@ -147,7 +147,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   /// backend without cells.
   ///
   /// Observation has already been told of the read.
-  @inline(never) @usableFromInline
+  @inlinable @inline(never)
   final func readUnderLock() -> Value {
     guard let cellBackend, let cell else { return read(from: boundTarget) }
     // A type stored as an array or dictionary first looks for its conversion of the current
