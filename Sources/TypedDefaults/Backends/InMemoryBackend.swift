@@ -186,20 +186,31 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     forKey key: String
   ) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
-    let claims = storage.withLock { storage -> ObserverClaims in
-      var claims = ObserverClaims()
+    // A write nobody observes returns `nil`, which costs nothing to return or destroy.
+    let claims = storage.withLock { storage -> ObserverClaims? in
       guard (cell.observed || storage.observesAllKeys) && cell.value != value else {
         cell.value = value
         cell.conversion = nil
-        return claims
+        return nil
       }
-      cell.value = value
-      cell.conversion = nil
-      // Offered in the critical section of the change: see ``ObserverRegistry``.
-      claims.offer(
-        SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
-      return claims
+      return Self.changeObserved(cell, to: value, forKey: key, in: storage)
     }
-    claims.deliver()
+    if let claims = consume claims { claims.deliver() }
+  }
+
+  /// Stores a value in the cell of an observed key and offers the change to its observers, in the
+  /// critical section of the change (see ``ObserverRegistry``), under the backend's lock.
+  ///
+  /// - Returns: The deliveries to make once the lock is released.
+  @inline(never)
+  private static func changeObserved(
+    _ cell: ValueCell, to value: PropertyListValue?, forKey key: String, in storage: Storage
+  ) -> ObserverClaims {
+    cell.value = value
+    cell.conversion = nil
+    var claims = ObserverClaims()
+    claims.offer(
+      SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+    return claims
   }
 }

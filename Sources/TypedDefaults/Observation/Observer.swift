@@ -12,6 +12,9 @@ import Foundation
 /// lock (``offer(_:to:)``): a change offered to an idle observer is judged and claimed at once, and
 /// the writer delivers it once it holds no lock, with no queue in between (see ``ObserverClaims``).
 // @unchecked Sendable: every mutable field is read and written only while `lock` is held.
+//
+// For the same reason the fields are `@exclusivity(unchecked)`: the lock already makes every access
+// exclusive, and the dynamic checks Swift would add cost more than the rest of a delivery.
 final class Observer: @unchecked Sendable {
   /// The keys observed, or `nil` for every key.
   let keys: Set<String>?
@@ -19,25 +22,25 @@ final class Observer: @unchecked Sendable {
   /// judging a change of it costs no hashing.
   private let soleKey: String?
   /// The callback; `nil` once cancelled, so that what it captures is released at once.
-  private var deliver: (@Sendable (SettingsChange) -> Void)?
+  @exclusivity(unchecked) private var deliver: (@Sendable (SettingsChange) -> Void)?
   private let lock = NSCondition()
   /// For each key but `soleKey`, the last value delivered (or, before the first delivery, the
   /// value the key had when the observer was registered): what a change must differ from to be
   /// delivered.
-  private var lastDelivered: [String: PropertyListValue?] = [:]
+  @exclusivity(unchecked) private var lastDelivered: [String: PropertyListValue?] = [:]
   /// What `lastDelivered` would hold for `soleKey`.
-  private var lastOfSoleKey: PropertyListValue?
-  private var pending: [(change: SettingsChange, forced: Bool)] = []
-  private var pendingStart = 0
+  @exclusivity(unchecked) private var lastOfSoleKey: PropertyListValue?
+  @exclusivity(unchecked) private var pending: [(change: SettingsChange, forced: Bool)] = []
+  @exclusivity(unchecked) private var pendingStart = 0
   /// Whether some thread is draining the queue (it claimed it by enqueueing into it first), or is
   /// about to deliver the change it claimed in ``offer(_:to:)``.
-  private var draining = false
+  @exclusivity(unchecked) private var draining = false
   /// The thread running a callback right now (or about to, having claimed it), if any.
-  private var deliveringThread: pthread_t?
+  @exclusivity(unchecked) private var deliveringThread: pthread_t?
   /// How many threads wait in ``cancel()`` for a callback to return: a delivery that ends wakes
   /// them only if there are some.
-  private var waitingCancellers = 0
-  private var cancelled = false
+  @exclusivity(unchecked) private var waitingCancellers = 0
+  @exclusivity(unchecked) private var cancelled = false
 
   /// The most changes kept waiting before a key's older waiting changes are dropped for its
   /// newest: only a callback much slower than the writers reaches it.
@@ -66,8 +69,16 @@ final class Observer: @unchecked Sendable {
   /// A key missing from the baseline (an observer of every key, registered while the key had no
   /// value) had none. Called under `lock`.
   private func isLastDelivered(_ change: SettingsChange) -> Bool {
-    if let soleKey, change.key == soleKey { return lastOfSoleKey == change.newValue }
+    if let soleKey, change.key == soleKey { return Self.same(lastOfSoleKey, change.newValue) }
     return (lastDelivered[change.key] ?? .some(nil)) == change.newValue
+  }
+
+  /// `lhs == rhs`, with no copy of either for two integers (the common case, and `==` on two
+  /// optional values copies both).
+  @inline(__always)
+  private static func same(_ lhs: PropertyListValue?, _ rhs: PropertyListValue?) -> Bool {
+    if case .integer(let left)? = lhs, case .integer(let right)? = rhs { return left == right }
+    return lhs == rhs
   }
 
   /// Notes `change` as the last delivered for its key.
@@ -132,7 +143,9 @@ final class Observer: @unchecked Sendable {
     noteDelivered(change)
     draining = true
     deliveringThread = pthread_self()
-    claims.first = (self, change, deliver)
+    claims.first = self
+    claims.firstDeliver = deliver
+    claims.claimedFirst = true
   }
 
   /// Keeps only the newest waiting change of each key, in the order of those newest changes.
@@ -161,7 +174,11 @@ final class Observer: @unchecked Sendable {
     lock.lock()
     deliveringThread = nil
     if waitingCancellers > 0 { lock.broadcast() }
-    drainLocked()
+    if pendingStart < pending.count || cancelled {
+      drainLocked()
+    } else {
+      draining = false
+    }
     lock.unlock()
   }
 
@@ -221,10 +238,14 @@ final class Observer: @unchecked Sendable {
 /// held, before the call that made the claims returns (an observer claimed and never delivered
 /// would wait forever, and so would a cancel of it).
 struct ObserverClaims {
-  /// The first observer claimed idle by ``Observer/offer(_:to:)``: the change it gets next and its
-  /// callback, taken under its lock.
-  fileprivate(set) var first:
-    (observer: Observer, change: SettingsChange, deliver: @Sendable (SettingsChange) -> Void)?
+  /// The first observer claimed idle by ``Observer/offer(_:to:)``, to get `firstChange` next.
+  fileprivate(set) var first: Observer?
+  /// Its callback, taken under its lock when it was claimed.
+  fileprivate(set) var firstDeliver: (@Sendable (SettingsChange) -> Void)?
+  /// The change `first` gets (moved in, never copied: a value's copy is not free).
+  private var firstChange: SettingsChange?
+  /// Whether the change being offered claimed `first`.
+  fileprivate var claimedFirst = false
   /// The other observers this thread claimed: it must drain their queues.
   var others: [Observer] = []
 
@@ -240,18 +261,26 @@ struct ObserverClaims {
   ///   - keyObservers: The observers of the change's key.
   ///   - allKeysObservers: The observers of every key.
   mutating func offer(
-    _ change: SettingsChange, to keyObservers: [Observer], _ allKeysObservers: [Observer]
+    _ change: consuming SettingsChange, to keyObservers: [Observer],
+    _ allKeysObservers: [Observer]
   ) {
-    for observer in keyObservers { observer.offer(change, to: &self) }
-    for observer in allKeysObservers { observer.offer(change, to: &self) }
+    // By index: no iterator, so no retain of the array or of each observer.
+    for index in keyObservers.indices { keyObservers[index].offer(change, to: &self) }
+    for index in allKeysObservers.indices { allKeysObservers[index].offer(change, to: &self) }
+    if claimedFirst {
+      claimedFirst = false
+      firstChange = consume change
+    }
   }
 
   /// Makes the deliveries claimed, in the order they were claimed; call it holding no lock.
-  func deliver() {
-    if let (observer, change, deliver) = first {
+  consuming func deliver() {
+    if let observer = first.take(), let deliver = firstDeliver.take(),
+      let change = firstChange.take()
+    {
       deliver(change)
       observer.endClaimedDelivery()
     }
-    for observer in others { observer.drain() }
+    for index in others.indices { others[index].drain() }
   }
 }
