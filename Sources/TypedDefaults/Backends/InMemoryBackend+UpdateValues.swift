@@ -20,24 +20,28 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
     forKey key: String,
     _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
   ) throws(SettingsError) -> PropertyListValue? {
-    let (stored, publishes) = try storage.withLock {
-      storage throws(SettingsError) -> (PropertyListValue?, Bool) in
+    let (stored, claims) = try storage.withLock {
+      storage throws(SettingsError) -> (PropertyListValue?, ObserverClaims) in
+      var claims = ObserverClaims()
       let cell = storage.cells[key]
       let value = try transform(cell?.value)
       if let value { try WriteValidation.check(value, key: key) }
       guard let cell else {
-        guard value != nil else { return (nil, false) }
+        guard value != nil else { return (nil, claims) }
         storage.cells[key] = ValueCell.make(value)
-        if storage.observesAllKeys { observers.record(SettingsChange(key: key, newValue: value)) }
-        return (value, storage.observesAllKeys)
+        claims.offer(SettingsChange(key: key, newValue: value), to: [], storage.allKeysObservers)
+        return (value, claims)
       }
       let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
       cell.value = value
       cell.conversion = nil
-      if publishes { observers.record(SettingsChange(key: key, newValue: value)) }
-      return (value, publishes)
+      if publishes {
+        claims.offer(
+          SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+      }
+      return (value, claims)
     }
-    if publishes { observers.deliverRecorded() }
+    claims.deliver()
     return stored
   }
 
@@ -55,8 +59,8 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
   public func updateValues<Result>(
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
-    let (result, published) = try storage.withLock {
-      storage throws(SettingsError) -> (Result, [SettingsChange]) in
+    let (result, claims) = try storage.withLock {
+      storage throws(SettingsError) -> (Result, ObserverClaims) in
       let before = storage.cells.compactMapValues(\.value)
       var values = before
       let result = try transform(&values)
@@ -65,25 +69,18 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
         if let value = values[key] { try WriteValidation.check(value, key: key) }
         changed.append(key)
       }
-      var published: [SettingsChange] = []
+      var claims = ObserverClaims()
       for key in changed {
-        let cell: ValueCell
-        if let existing = storage.cells[key] {
-          cell = existing
-        } else {
-          cell = ValueCell.make(nil)
-          storage.cells[key] = cell
-        }
-        if cell.observed || storage.observesAllKeys {
-          published.append(SettingsChange(key: key, newValue: values[key]))
-        }
+        let cell = storage.cell(forKey: key)
         cell.value = values[key]
         cell.conversion = nil
+        claims.offer(
+          SettingsChange(key: key, newValue: values[key]), to: cell.observers,
+          storage.allKeysObservers)
       }
-      if !published.isEmpty { observers.record(published) }
-      return (result, published)
+      return (result, claims)
     }
-    if !published.isEmpty { observers.deliverRecorded() }
+    claims.deliver()
     return result
   }
 }

@@ -20,8 +20,19 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     /// One cell per key ever written, observed, or read by a setting; a removed key's cell is
     /// empty.
     var cells: [String: ValueCell]
+    /// The observers of every key, in the order they registered.
+    var allKeysObservers: [Observer] = []
+
     /// Whether some observer watches every key.
-    var observesAllKeys = false
+    var observesAllKeys: Bool { !allKeysObservers.isEmpty }
+
+    /// The key's cell, created empty if the key has none.
+    mutating func cell(forKey key: String) -> ValueCell {
+      if let cell = cells[key] { return cell }
+      let cell = ValueCell.make(nil)
+      cells[key] = cell
+      return cell
+    }
   }
 
   let storage: Locked<Storage>
@@ -66,22 +77,26 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///   not finite, which no backend could read back from a file.
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
-    let publishes = storage.withLock { storage -> Bool in
-      let publishes: Bool
+    let claims = storage.withLock { storage -> ObserverClaims in
+      var claims = ObserverClaims()
       if let cell = storage.cells[key] {
-        publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+        let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
         cell.value = value
         cell.conversion = nil
+        if publishes {
+          claims.offer(
+            SettingsChange(key: key, newValue: value), to: cell.observers,
+            storage.allKeysObservers)
+        }
       } else if value != nil {
         storage.cells[key] = ValueCell.make(value)
-        publishes = storage.observesAllKeys
-      } else {
-        return false
+        if storage.observesAllKeys {
+          claims.offer(SettingsChange(key: key, newValue: value), to: [], storage.allKeysObservers)
+        }
       }
-      if publishes { observers.record(SettingsChange(key: key, newValue: value)) }
-      return publishes
+      return claims
     }
-    if publishes { observers.deliverRecorded() }
+    claims.deliver()
   }
 
   /// Stores several values at once, all or nothing.
@@ -91,24 +106,26 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///   nothing is stored then.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
     for (key, value) in values { try WriteValidation.check(value, key: key) }
-    let changed = storage.withLock { storage -> [SettingsChange] in
-      var changed: [SettingsChange] = []
+    let claims = storage.withLock { storage -> ObserverClaims in
+      var claims = ObserverClaims()
       for (key, value) in values {
         if let cell = storage.cells[key] {
-          if (cell.observed || storage.observesAllKeys) && cell.value != value {
-            changed.append(SettingsChange(key: key, newValue: value))
-          }
+          let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
           cell.value = value
           cell.conversion = nil
+          if publishes {
+            claims.offer(
+              SettingsChange(key: key, newValue: value), to: cell.observers,
+              storage.allKeysObservers)
+          }
         } else {
           storage.cells[key] = ValueCell.make(value)
-          if storage.observesAllKeys { changed.append(SettingsChange(key: key, newValue: value)) }
+          claims.offer(SettingsChange(key: key, newValue: value), to: [], storage.allKeysObservers)
         }
       }
-      if !changed.isEmpty { observers.record(changed) }
-      return changed
+      return claims
     }
-    if !changed.isEmpty { observers.deliverRecorded() }
+    claims.deliver()
   }
 
   /// Removes a key.
@@ -117,15 +134,16 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
-    let publishes = storage.withLock { storage -> Bool in
-      guard let cell = storage.cells[key], cell.value != nil else { return false }
+    let claims = storage.withLock { storage -> ObserverClaims in
+      var claims = ObserverClaims()
+      guard let cell = storage.cells[key], cell.value != nil else { return claims }
       cell.value = nil
       cell.conversion = nil
-      guard cell.observed || storage.observesAllKeys else { return false }
-      observers.record(SettingsChange(key: key, newValue: nil))
-      return true
+      claims.offer(
+        SettingsChange(key: key, newValue: nil), to: cell.observers, storage.allKeysObservers)
+      return claims
     }
-    if publishes { observers.deliverRecorded() }
+    claims.deliver()
   }
 
   /// Returns every key and value.
@@ -137,12 +155,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
 
   @usableFromInline
   func cell(forKey key: String) -> ValueCell {
-    storage.withLock { storage in
-      if let cell = storage.cells[key] { return cell }
-      let cell = ValueCell.make(nil)
-      storage.cells[key] = cell
-      return cell
-    }
+    storage.withLock { $0.cell(forKey: key) }
   }
 
   @usableFromInline
@@ -173,13 +186,31 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     forKey key: String
   ) throws(SettingsError) {
     if let value { try WriteValidation.check(value, key: key) }
-    let publishes = storage.withLock { storage -> Bool in
-      let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
-      cell.value = value
-      cell.conversion = nil
-      if publishes { observers.record(SettingsChange(key: key, newValue: value)) }
-      return publishes
+    // A write nobody observes returns `nil`, which costs nothing to return or destroy.
+    let claims = storage.withLock { storage -> ObserverClaims? in
+      guard (cell.observed || storage.observesAllKeys) && cell.value != value else {
+        cell.value = value
+        cell.conversion = nil
+        return nil
+      }
+      return Self.changeObserved(cell, to: value, forKey: key, in: storage)
     }
-    if publishes { observers.deliverRecorded() }
+    if let claims = consume claims { claims.deliver() }
+  }
+
+  /// Stores a value in the cell of an observed key and offers the change to its observers, in the
+  /// critical section of the change (see ``ObserverRegistry``), under the backend's lock.
+  ///
+  /// - Returns: The deliveries to make once the lock is released.
+  @inline(never)
+  private static func changeObserved(
+    _ cell: ValueCell, to value: PropertyListValue?, forKey key: String, in storage: Storage
+  ) -> ObserverClaims {
+    cell.value = value
+    cell.conversion = nil
+    var claims = ObserverClaims()
+    claims.offer(
+      SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+    return claims
   }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// Cells are made by ``make(_:)``: where the system has `Atomic` (always on Linux), that is a
 /// ``ScalarValueCell``, which also publishes a scalar value in atomic words, so that a setting
 /// reads a `Bool`, an integer or a `Double` with no lock at all.
-// @unchecked Sendable: `value`, `conversion` and `observed` are only read or written under the
+// @unchecked Sendable: `value`, `conversion` and `observers` are only read or written under the
 // lock of the backend that owns the cell; the subclass's atomic words are atomics.
 @usableFromInline
 class ValueCell: @unchecked Sendable {
@@ -26,11 +26,17 @@ class ValueCell: @unchecked Sendable {
   /// Every change of `value` empties it, and it is only set while `value` is still the value it was
   /// converted from, so whenever it is present it is a conversion of the current value.
   @exclusivity(unchecked) @usableFromInline final var conversion: AnyObject?
-  /// Whether at least one observer watches this key, so that a write publishes its change; set by
-  /// the backend's ``ObserverRegistry``.
+  /// The observers of this key, in the order they registered.
+  ///
+  /// A write offers its change to each (``ObserverClaims/offer(_:to:_:)``) in the critical section
+  /// of the change, with no lookup by key. Kept by the backend's ``ObserverRegistry`` (through
+  /// ``RecordsOwnChanges``).
   ///
   /// Cells of observed keys exist for as long as their backend.
-  @exclusivity(unchecked) @usableFromInline final var observed = false
+  @exclusivity(unchecked) final var observers: [Observer] = []
+
+  /// Whether at least one observer watches this key, so that a write publishes its change.
+  final var observed: Bool { !observers.isEmpty }
 
   /// Use ``make(_:)``, which picks the class the system can have.
   fileprivate init(_ value: PropertyListValue?) {

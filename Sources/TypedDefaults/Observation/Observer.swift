@@ -7,23 +7,40 @@ import Foundation
 /// empty queue first (the writer's thread, normally), one change at a time and outside every lock:
 /// so an observer's callbacks never overlap, see each key's changes in the order they were
 /// published, and may read or write the backend freely.
+///
+/// A backend that records its own changes offers each one to the key's observers under its own
+/// lock (``offer(_:to:)``): a change offered to an idle observer is judged and claimed at once, and
+/// the writer delivers it once it holds no lock, with no queue in between (see ``ObserverClaims``).
 // @unchecked Sendable: every mutable field is read and written only while `lock` is held.
+//
+// For the same reason the fields are `@exclusivity(unchecked)`: the lock already makes every access
+// exclusive, and the dynamic checks Swift would add cost more than the rest of a delivery.
 final class Observer: @unchecked Sendable {
   /// The keys observed, or `nil` for every key.
   let keys: Set<String>?
+  /// The key, for an observer of exactly one: its last value is kept in `lastOfSoleKey`, so that
+  /// judging a change of it costs no hashing.
+  private let soleKey: String?
   /// The callback; `nil` once cancelled, so that what it captures is released at once.
-  private var deliver: (@Sendable (SettingsChange) -> Void)?
+  @exclusivity(unchecked) private var deliver: (@Sendable (SettingsChange) -> Void)?
   private let lock = NSCondition()
-  /// For each key, the last value delivered (or, before the first delivery, the value the key had
-  /// when the observer was registered): what a change must differ from to be delivered.
-  private var lastDelivered: [String: PropertyListValue?] = [:]
-  private var pending: [(change: SettingsChange, forced: Bool)] = []
-  private var pendingStart = 0
-  /// Whether some thread is draining the queue (it claimed it by enqueueing into it first).
-  private var draining = false
-  /// The thread running a callback right now, if any.
-  private var deliveringThread: pthread_t?
-  private var cancelled = false
+  /// For each key but `soleKey`, the last value delivered (or, before the first delivery, the
+  /// value the key had when the observer was registered): what a change must differ from to be
+  /// delivered.
+  @exclusivity(unchecked) private var lastDelivered: [String: PropertyListValue?] = [:]
+  /// What `lastDelivered` would hold for `soleKey`.
+  @exclusivity(unchecked) private var lastOfSoleKey: PropertyListValue?
+  @exclusivity(unchecked) private var pending: [(change: SettingsChange, forced: Bool)] = []
+  @exclusivity(unchecked) private var pendingStart = 0
+  /// Whether some thread is draining the queue (it claimed it by enqueueing into it first), or is
+  /// about to deliver the change it claimed in ``offer(_:to:)``.
+  @exclusivity(unchecked) private var draining = false
+  /// The thread running a callback right now (or about to, having claimed it), if any.
+  @exclusivity(unchecked) private var deliveringThread: pthread_t?
+  /// How many threads wait in ``cancel()`` for a callback to return: a delivery that ends wakes
+  /// them only if there are some.
+  @exclusivity(unchecked) private var waitingCancellers = 0
+  @exclusivity(unchecked) private var cancelled = false
 
   /// The most changes kept waiting before a key's older waiting changes are dropped for its
   /// newest: only a callback much slower than the writers reaches it.
@@ -31,14 +48,48 @@ final class Observer: @unchecked Sendable {
 
   init(keys: Set<String>?, deliver: @escaping @Sendable (SettingsChange) -> Void) {
     self.keys = keys
+    self.soleKey = keys?.count == 1 ? keys?.first : nil
     self.deliver = deliver
   }
 
-  /// Records the values the observer starts from (under the registry's lock, at registration).
+  /// Records the values the observer starts from (at registration, before any change reaches it).
   func setBaseline(_ values: [String: PropertyListValue?]) {
     lock.lock()
-    lastDelivered = values
+    if let soleKey {
+      lastOfSoleKey = values[soleKey] ?? nil
+      lastDelivered = values.count == 1 ? [:] : values.filter { $0.key != soleKey }
+    } else {
+      lastDelivered = values
+    }
     lock.unlock()
+  }
+
+  /// Whether `change` leaves the value last delivered for its key.
+  ///
+  /// A key missing from the baseline (an observer of every key, registered while the key had no
+  /// value) had none. Called under `lock`.
+  private func isLastDelivered(_ change: SettingsChange) -> Bool {
+    if let soleKey, change.key == soleKey { return Self.same(lastOfSoleKey, change.newValue) }
+    return (lastDelivered[change.key] ?? .some(nil)) == change.newValue
+  }
+
+  /// `lhs == rhs`, with no copy of either for two integers (the common case, and `==` on two
+  /// optional values copies both).
+  @inline(__always)
+  private static func same(_ lhs: PropertyListValue?, _ rhs: PropertyListValue?) -> Bool {
+    if case .integer(let left)? = lhs, case .integer(let right)? = rhs { return left == right }
+    return lhs == rhs
+  }
+
+  /// Notes `change` as the last delivered for its key.
+  ///
+  /// Called under `lock`.
+  private func noteDelivered(_ change: SettingsChange) {
+    if let soleKey, change.key == soleKey {
+      lastOfSoleKey = change.newValue
+    } else {
+      lastDelivered[change.key] = change.newValue
+    }
   }
 
   /// Queues a change; returns whether the caller must drain the queue (it was idle).
@@ -53,11 +104,48 @@ final class Observer: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard !cancelled else { return false }
+    return appendLocked(change, forced: forced)
+  }
+
+  /// Appends a change to the queue and claims the queue if it was idle.
+  ///
+  /// Called under `lock`; returns whether the caller must drain.
+  private func appendLocked(_ change: SettingsChange, forced: Bool) -> Bool {
     pending.append((change, forced))
     if pending.count - pendingStart > Self.pendingLimit { compactPending() }
     guard !draining else { return false }
     draining = true
     return true
+  }
+
+  /// Offers a change that has just taken effect, called holding the lock of the backend it took
+  /// effect in, in the same critical section as the change (a backend that records its own
+  /// changes, ``RecordsOwnChanges``); what this thread must deliver is added to `claims`.
+  ///
+  /// Every change of the observer's keys is offered this way, under the backend's lock, so the
+  /// order changes are offered in is the order they took effect. An idle observer has nothing
+  /// queued (a queue is emptied before it is released), so the change offered is the next one it
+  /// gets: it is compared with the last value delivered now, and, if it differs, claimed with
+  /// the callback for `claims` to deliver once every lock is released; a change offered
+  /// meanwhile finds the observer busy and waits in the queue, which that delivery then drains.
+  /// Only the first such claim of `claims` is taken this way (the callback is marked running
+  /// from the claim, so that ``cancel()`` waits for it; nothing runs before it); the others are
+  /// queued and drained after, as ``enqueue(_:forced:)`` does.
+  func offer(_ change: SettingsChange, to claims: inout ObserverClaims) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !cancelled else { return }
+    guard !draining, claims.first == nil else {
+      if appendLocked(change, forced: false) { claims.others.append(self) }
+      return
+    }
+    guard !isLastDelivered(change), let deliver else { return }
+    noteDelivered(change)
+    draining = true
+    deliveringThread = pthread_self()
+    claims.first = self
+    claims.firstDeliver = deliver
+    claims.claimedFirst = true
   }
 
   /// Keeps only the newest waiting change of each key, in the order of those newest changes.
@@ -73,8 +161,29 @@ final class Observer: @unchecked Sendable {
   ///
   /// Called only by the thread that claimed the queue, with no lock held.
   func drain() {
-    let thread = pthread_self()
     lock.lock()
+    drainLocked()
+    lock.unlock()
+  }
+
+  /// Ends the delivery of a change claimed by ``offer(_:to:)`` (its callback has returned), then
+  /// delivers what was queued meanwhile.
+  ///
+  /// Called only by the thread that claimed it, with no lock held.
+  fileprivate func endClaimedDelivery() {
+    lock.lock()
+    deliveringThread = nil
+    if waitingCancellers > 0 { lock.broadcast() }
+    if pendingStart < pending.count || cancelled {
+      drainLocked()
+    } else {
+      draining = false
+    }
+    lock.unlock()
+  }
+
+  /// The body of ``drain()``: called holding `lock`, which it releases around each callback.
+  private func drainLocked() {
     while !cancelled, pendingStart < pending.count {
       let (change, forced) = pending[pendingStart]
       pendingStart += 1
@@ -82,30 +191,27 @@ final class Observer: @unchecked Sendable {
         pending.removeAll(keepingCapacity: pending.count <= 64)
         pendingStart = 0
       }
-      // A key missing from the baseline (an observer of every key, registered while the key had
-      // no value) had none.
-      if !forced, (lastDelivered[change.key] ?? .some(nil)) == change.newValue { continue }
+      if !forced, isLastDelivered(change) { continue }
       guard let deliver else { break }
-      lastDelivered[change.key] = change.newValue
-      deliveringThread = thread
+      noteDelivered(change)
+      deliveringThread = pthread_self()
       lock.unlock()
       deliver(change)
       lock.lock()
       deliveringThread = nil
-      lock.broadcast()
+      if waitingCancellers > 0 { lock.broadcast() }
     }
     draining = false
     if cancelled {
       pending.removeAll()
       pendingStart = 0
     }
-    lock.unlock()
   }
 
   /// Stops deliveries: none starts after this returns.
   ///
-  /// A callback running on another thread is waited for; one running on this thread (a callback
-  /// cancelling its own observation) is not.
+  /// A callback running on another thread (or claimed by it, see ``offer(_:to:)``) is waited
+  /// for; one running on this thread (a callback cancelling its own observation) is not.
   func cancel() {
     let thread = pthread_self()
     lock.lock()
@@ -115,12 +221,66 @@ final class Observer: @unchecked Sendable {
     deliver = nil
     defer { withExtendedLifetime(released) {} }
     while let delivering = deliveringThread, pthread_equal(delivering, thread) == 0 {
+      waitingCancellers += 1
       lock.wait()
+      waitingCancellers -= 1
     }
     if !draining {
       pending.removeAll()
       pendingStart = 0
     }
     lock.unlock()
+  }
+}
+
+/// The deliveries a thread claimed (``Observer/offer(_:to:)``, ``Observer/enqueue(_:forced:)``)
+/// while it held a lock, to make once it holds none: call ``deliver()`` exactly once, with no lock
+/// held, before the call that made the claims returns (an observer claimed and never delivered
+/// would wait forever, and so would a cancel of it).
+struct ObserverClaims {
+  /// The first observer claimed idle by ``Observer/offer(_:to:)``, to get `firstChange` next.
+  fileprivate(set) var first: Observer?
+  /// Its callback, taken under its lock when it was claimed.
+  fileprivate(set) var firstDeliver: (@Sendable (SettingsChange) -> Void)?
+  /// The change `first` gets (moved in, never copied: a value's copy is not free).
+  private var firstChange: SettingsChange?
+  /// Whether the change being offered claimed `first`.
+  fileprivate var claimedFirst = false
+  /// The other observers this thread claimed: it must drain their queues.
+  var others: [Observer] = []
+
+  /// Whether nothing was claimed.
+  var isEmpty: Bool { first == nil && others.isEmpty }
+
+  /// Offers a change to the observers of its key and to those of every key (see
+  /// ``Observer/offer(_:to:)``): call it under the backend's lock, in the critical section of the
+  /// change.
+  ///
+  /// - Parameters:
+  ///   - change: The change, with the value it left.
+  ///   - keyObservers: The observers of the change's key.
+  ///   - allKeysObservers: The observers of every key.
+  mutating func offer(
+    _ change: consuming SettingsChange, to keyObservers: [Observer],
+    _ allKeysObservers: [Observer]
+  ) {
+    // By index: no iterator, so no retain of the array or of each observer.
+    for index in keyObservers.indices { keyObservers[index].offer(change, to: &self) }
+    for index in allKeysObservers.indices { allKeysObservers[index].offer(change, to: &self) }
+    if claimedFirst {
+      claimedFirst = false
+      firstChange = consume change
+    }
+  }
+
+  /// Makes the deliveries claimed, in the order they were claimed; call it holding no lock.
+  consuming func deliver() {
+    if let observer = first.take(), let deliver = firstDeliver.take(),
+      let change = firstChange.take()
+    {
+      deliver(change)
+      observer.endClaimedDelivery()
+    }
+    for index in others.indices { others[index].drain() }
   }
 }

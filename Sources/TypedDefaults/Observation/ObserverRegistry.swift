@@ -6,20 +6,27 @@ import Foundation
 /// table (``ObservationCenter``).
 ///
 /// Every change reaches observers as it was *recorded*: the key and the value the change left,
-/// taken at the moment the change took effect and in the order changes took effect. A backend
-/// that records its own changes (``RecordsOwnChanges``) records them under its own lock, in the
-/// same critical section as the change; for any other backend (``UserDefaultsBackend``, one
-/// written outside the library) the registry's ordering lock is held around the change and the
-/// read of the value it left (``recordingWrite(_:of:_:)``). Recorded changes wait in one queue,
-/// which is handed to observers whole, under the registry's lock, by whichever thread delivers
-/// next (``deliverRecorded()``): so every observer receives every recorded change of its keys, in
-/// the recorded order, and the value of a change is never older than one it already has. (The
-/// value is never read back at delivery: two racing writes would both deliver the later value.)
+/// taken at the moment the change took effect and in the order changes took effect. (The value is
+/// never read back at delivery: two racing writes would both deliver the later value.)
 ///
-/// Lock order: the ordering lock, then this registry's lock, then the backend's own lock (flagging
-/// a key as observed, reading a baseline), then the queue's lock and an observer's lock. A backend
-/// records holding its own lock (backend, then queue) and delivers holding none; observers are
-/// called with no lock of the registry or the backend held.
+/// - A backend that records its own changes (``RecordsOwnChanges``) keeps each key's observers in
+///   the key's cell, and offers each change to them under its own lock, in the same critical
+///   section as the change (``Observer/offer(_:to:)``): so the order changes reach an observer's
+///   queue is the order they took effect, with no queue of the registry in between, and a write
+///   finds its observers with no lookup by key. An observer registers under the same lock, in one
+///   step with the read of its baseline (``RecordsOwnChanges/attach(_:_:)``).
+/// - For any other backend (``UserDefaultsBackend``, one written outside the library) the
+///   registry's ordering lock is held around the change and the read of the value it left
+///   (``recordingWrite(_:of:_:)``). Recorded changes wait in one queue, which is handed to
+///   observers whole, under the registry's lock, by whichever thread delivers next
+///   (``deliverRecorded()``).
+///
+/// Either way every observer receives every recorded change of its keys, in the recorded order,
+/// and the value of a change is never older than one it already has.
+///
+/// Lock order: the ordering lock, then this registry's lock, then the backend's own lock (adding
+/// or removing an observer, reading a baseline, a change and its offer), then the queue's lock and
+/// an observer's lock. Observers are called with no lock of the registry or the backend held.
 final class ObserverRegistry: Sendable {
   private struct State {
     var byKey: [String: [ObjectIdentifier: Observer]] = [:]
@@ -75,10 +82,12 @@ final class ObserverRegistry: Sendable {
 
   /// Registers an observer of its keys (or of every key) of `backend`.
   ///
-  /// Under the registry's lock, the keys are first flagged as observed (so that every change
-  /// taking effect afterwards is recorded), then, in one step no change can come between, the
-  /// observer's baseline is read and the changes recorded so far are taken: those go to the
-  /// observers registered before, and the new observer is told only of changes recorded after
+  /// On a backend that records its own changes, the observer's baseline is read and the observer
+  /// added to its keys' cells under the backend's lock, in one step no change can come between
+  /// (``RecordsOwnChanges/attach(_:_:)``): a change taking effect before is in the baseline, and
+  /// one taking effect after is offered to it. On any other backend, under the ordering lock and
+  /// the registry's, the baseline is read and the changes recorded so far are taken: those go to
+  /// the observers registered before, and the new observer is told only of changes recorded after
   /// its baseline. A change racing the registration is thus either in the baseline or delivered.
   ///
   /// - Parameters:
@@ -86,49 +95,72 @@ final class ObserverRegistry: Sendable {
   ///   - backend: The backend whose changes it observes.
   ///   - initial: Queue each observed key's current value for delivery first.
   func register(_ observer: Observer, on backend: any SettingsBackend, initial: Bool) {
-    let recorder = backend as? any RecordsOwnChanges
-    if recorder == nil { _ = ordering.lock() }
+    if let recorder = backend as? any RecordsOwnChanges {
+      return register(observer, on: recorder, initial: initial)
+    }
+    _ = ordering.lock()
     let claimed = state.withLock { state -> [Observer] in
       let id = ObjectIdentifier(observer)
-      if let keys = observer.keys {
-        for key in keys where state.byKey[key] == nil { recorder?.setObserved(true, forKey: key) }
-      } else if state.allKeys.isEmpty {
-        recorder?.setObservesAllKeys(true)
-      }
       if observer.keys?.isEmpty != true { recorded.withLock { $0.observerCount += 1 } }
-      var earlier: [SettingsChange] = []
       let baseline: [String: PropertyListValue?]
-      if let recorder {
-        baseline = recorder.observationBaseline(of: observer.keys) { earlier = takeRecorded() }
-      } else if let keys = observer.keys {
+      if let keys = observer.keys {
         baseline = Dictionary(uniqueKeysWithValues: keys.map { ($0, backend.value(forKey: $0)) })
-        earlier = takeRecorded()
       } else {
         baseline = backend.dictionaryRepresentation().mapValues { .some($0) }
-        earlier = takeRecorded()
       }
-      var claimed = Self.enqueue(earlier, in: state)
+      var claimed = Self.enqueue(takeRecorded(), in: state)
       if let keys = observer.keys {
         for key in keys { state.byKey[key, default: [:]][id] = observer }
       } else {
         state.allKeys[id] = observer
       }
       observer.setBaseline(baseline)
-      if initial, let keys = observer.keys {
-        var claims = false
-        for key in keys.sorted() {
-          // A baseline knows no layers: a key a secret layer fills is noted by its store.
-          let change = SettingsChange(
-            key: key, newValue: baseline[key] ?? nil,
-            valueIsSecret: SecretRedaction.isDeclaredSecret(key))
-          claims = observer.enqueue(change, forced: true) || claims
-        }
-        if claims { claimed.append(observer) }
-      }
+      if initial, Self.enqueueInitialValues(baseline, to: observer) { claimed.append(observer) }
       return claimed
     }
-    if recorder == nil { ordering.unlock() }
+    ordering.unlock()
     for observer in claimed { observer.drain() }
+  }
+
+  /// Registers an observer of a backend that records its own changes: under the backend's lock,
+  /// its baseline is read, its initial values (if asked for) are queued first, and it is added to
+  /// its keys' cells, in one step no change can come between.
+  private func register(_ observer: Observer, on recorder: any RecordsOwnChanges, initial: Bool) {
+    let claims = state.withLock { state -> ObserverClaims in
+      let id = ObjectIdentifier(observer)
+      if observer.keys?.isEmpty != true { recorded.withLock { $0.observerCount += 1 } }
+      var claims = ObserverClaims()
+      recorder.attach(observer) { baseline in
+        observer.setBaseline(baseline)
+        if initial, Self.enqueueInitialValues(baseline, to: observer) {
+          claims.others.append(observer)
+        }
+      }
+      if let keys = observer.keys {
+        for key in keys { state.byKey[key, default: [:]][id] = observer }
+      } else {
+        state.allKeys[id] = observer
+      }
+      return claims
+    }
+    claims.deliver()
+  }
+
+  /// Queues each observed key's value in `baseline`, in key order, to be delivered even if it
+  /// equals the last one (an initial value asked for); returns whether the caller must drain.
+  private static func enqueueInitialValues(
+    _ baseline: [String: PropertyListValue?], to observer: Observer
+  ) -> Bool {
+    guard let keys = observer.keys else { return false }
+    var claims = false
+    for key in keys.sorted() {
+      // A baseline knows no layers: a key a secret layer fills is noted by its store.
+      let change = SettingsChange(
+        key: key, newValue: baseline[key] ?? nil,
+        valueIsSecret: SecretRedaction.isDeclaredSecret(key))
+      claims = observer.enqueue(change, forced: true) || claims
+    }
+    return claims
   }
 
   /// Removes an observer; a key no longer observed by anyone stops being recorded.
@@ -139,29 +171,27 @@ final class ObserverRegistry: Sendable {
       guard let keys = observer.keys else {
         if state.allKeys.removeValue(forKey: id) != nil {
           recorded.withLock { $0.observerCount -= 1 }
-          if state.allKeys.isEmpty { recorder?.setObservesAllKeys(false) }
+          recorder?.detach(observer)
         }
         return
       }
       var removed = false
       for key in keys where state.byKey[key]?.removeValue(forKey: id) != nil {
         removed = true
-        if state.byKey[key]?.isEmpty == true {
-          state.byKey[key] = nil
-          recorder?.setObserved(false, forKey: key)
-        }
+        if state.byKey[key]?.isEmpty == true { state.byKey[key] = nil }
       }
-      if removed { recorded.withLock { $0.observerCount -= 1 } }
+      if removed {
+        recorded.withLock { $0.observerCount -= 1 }
+        recorder?.detach(observer)
+      }
     }
   }
 
   // MARK: - Recording and delivering
 
   /// Records changes that have just taken effect, in the order they took effect, for
-  /// ``deliverRecorded()``.
-  ///
-  /// A backend that records its own changes calls it holding the lock the changes took effect
-  /// under, so that the recorded order is the order of the changes.
+  /// ``deliverRecorded()``: called holding the ordering lock, for a backend that doesn't record its
+  /// own changes (one that does offers them to the observers in its cells instead).
   func record(_ changes: some Sequence<SettingsChange>) {
     recorded.withLock { $0.changes.append(contentsOf: changes) }
   }
@@ -239,8 +269,7 @@ final class ObserverRegistry: Sendable {
     }
     guard !observed.isEmpty else { return }
     if let recorder = backend as? any RecordsOwnChanges {
-      recorder.recordCurrentValues(of: observed)
-      deliverRecorded()
+      recorder.offerCurrentValues(of: observed).deliver()
       return
     }
     let outermost = ordering.lock()

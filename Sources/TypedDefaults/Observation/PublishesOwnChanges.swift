@@ -10,19 +10,21 @@ protocol OwnsObserverRegistry: PublishesOwnChanges {
 }
 
 /// A library backend that records its own observed changes under its own lock (see
-/// ``ObserverRegistry``), and can tell under that lock, at no cost, whether a change must be
-/// recorded: it keeps flags the registry sets.
+/// ``ObserverRegistry``): it keeps each key's observers in the key's cell (``ValueCell/observers``)
+/// and the observers of every key beside its cells, so that a write finds them at no cost, and
+/// offers each observed change to them in the critical section of the change
+/// (``ObserverClaims/offer(_:to:_:)``), delivering once its lock is released.
 protocol RecordsOwnChanges: OwnsObserverRegistry, AnyObject {
-  /// Marks a key observed by at least one observer, or by none.
-  func setObserved(_ observed: Bool, forKey key: String)
-  /// Marks the backend observed by at least one observer of every key, or by none.
-  func setObservesAllKeys(_ observed: Bool)
-  /// Under the lock changes are recorded under: calls `whileLocked`, then returns the value of
-  /// each of `keys` (of every key holding one, when `nil`).
-  func observationBaseline(
-    of keys: Set<String>?, _ whileLocked: () -> Void
-  ) -> [String: PropertyListValue?]
-  /// Under the lock changes are recorded under: records the value each key has now
-  /// (``ObserverRegistry/record(_:)``).
-  func recordCurrentValues(of keys: [String])
+  /// Under the lock changes take effect under: reads the value of each of the observer's keys (of
+  /// every key holding one, for an observer of every key), calls `whileLocked` with them, then
+  /// adds the observer to its keys' cells (to the observers of every key), so that every change
+  /// taking effect afterwards is offered to it.
+  func attach(_ observer: Observer, _ whileLocked: ([String: PropertyListValue?]) -> Void)
+  /// Under the same lock: removes the observer from its keys' cells (from the observers of every
+  /// key).
+  func detach(_ observer: Observer)
+  /// Under the same lock: offers the value each key has now to the key's observers and to those
+  /// of every key; returns what the caller must deliver (``ObserverClaims/deliver()``) once it
+  /// holds no lock.
+  func offerCurrentValues(of keys: [String]) -> ObserverClaims
 }

@@ -1,36 +1,45 @@
-// How the layered store takes part in observation: it records each observed change, with the
-// value it leaves, under its own lock (see ``ObserverRegistry`` and
-// ``LayeredPlistStore/changingState(_:)``), and knows under that lock whether a key is observed
-// (`ValueCell.observed`, `observesAllKeys`), so that a write nobody observes costs nothing more.
+// How the layered store takes part in observation: it offers each observed change, with the
+// value it leaves, to the key's observers under its own lock (see ``ObserverRegistry`` and
+// ``LayeredPlistStore/changingState(_:)``), and keeps each key's observers in the key's cell
+// (`ValueCell.observers`, and `allKeysObservers` for those of every key), so that a write nobody
+// observes costs nothing more and an observed one finds its observers with no lookup.
 
 extension LayeredPlistStore: RecordsOwnChanges {
-  func setObserved(_ observed: Bool, forKey key: String) {
-    state.withLock { $0.cell(forKey: key).observed = observed }
-  }
-
-  func setObservesAllKeys(_ observed: Bool) {
-    state.withLock { $0.observesAllKeys = observed }
-  }
-
-  func observationBaseline(
-    of keys: Set<String>?, _ whileLocked: () -> Void
-  ) -> [String: PropertyListValue?] {
+  func attach(_ observer: Observer, _ whileLocked: ([String: PropertyListValue?]) -> Void) {
     state.withLock { state in
-      whileLocked()
-      guard let keys else { return state.effective.mapValues { .some($0.value) } }
-      return Dictionary(uniqueKeysWithValues: keys.map { ($0, state.effective[$0]?.value) })
+      guard let keys = observer.keys else {
+        whileLocked(state.effective.mapValues { .some($0.value) })
+        state.allKeysObservers.append(observer)
+        return
+      }
+      whileLocked(Dictionary(uniqueKeysWithValues: keys.map { ($0, state.effective[$0]?.value) }))
+      for key in keys { state.cell(forKey: key).observers.append(observer) }
     }
   }
 
-  func recordCurrentValues(of keys: [String]) {
-    let normalized = keys.map(normalizedKey)
+  func detach(_ observer: Observer) {
     state.withLock { state in
-      observers.record(
-        zip(keys, normalized).map { key, normalized in
-          let change = change(ofKey: normalized, in: state)
-          return SettingsChange(
-            key: key, newValue: change.newValue, valueIsSecret: change.valueIsSecret)
-        })
+      guard let keys = observer.keys else {
+        state.allKeysObservers.removeAll { $0 === observer }
+        return
+      }
+      for key in keys { state.cells[key]?.observers.removeAll { $0 === observer } }
+    }
+  }
+
+  func offerCurrentValues(of keys: [String]) -> ObserverClaims {
+    let normalized = keys.map(normalizedKey)
+    return state.withLock { state in
+      var claims = ObserverClaims()
+      for (key, normalized) in zip(keys, normalized) {
+        let change = change(ofKey: normalized, in: state)
+        // The key as reported: its observers registered it normalized, so that a key reported
+        // otherwise reaches only the observers of every key.
+        claims.offer(
+          SettingsChange(key: key, newValue: change.newValue, valueIsSecret: change.valueIsSecret),
+          to: state.cells[key]?.observers ?? [], state.allKeysObservers)
+      }
+      return claims
     }
   }
 

@@ -88,11 +88,11 @@ extension LayeredPlistStore {
     for recovery in recoveries { record(recovery) }
   }
 
-  /// The save itself, within ``PersistedPropertyListFile/exclusively(_:)``; returns the observed
-  /// keys whose effective value changed, to publish after.
+  /// The save itself, within ``PersistedPropertyListFile/exclusively(_:)``; returns the deliveries
+  /// of the changes of observed keys whose effective value changed, to publish after.
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
-  ) throws(SettingsError) -> [String] {
+  ) throws(SettingsError) -> ObserverClaims {
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let pending = state.withLock { state in
       state.unsaved.pending(contents: state.fileContents(), value: state.fileValue(forKey:))
@@ -145,8 +145,8 @@ extension LayeredPlistStore {
   }
 
   /// The reload itself, within ``PersistedPropertyListFile/exclusively(_:)``: whether values
-  /// changed, and the observed keys whose effective value changed.
-  private func reloadLocked() throws(SettingsError) -> (Bool, [String]) {
+  /// changed, and the deliveries of the changes of observed keys whose effective value changed.
+  private func reloadLocked() throws(SettingsError) -> (Bool, ObserverClaims) {
     let entries = try persisted.reloadLocked(
       held: {
         // What the file held as this process last read or wrote it.
@@ -154,7 +154,7 @@ extension LayeredPlistStore {
           state.persistent.filter { !state.unsaved.contains($0.key) }
         }
       }, isSecret: isDeclaredSecret)
-    guard let entries else { return (false, []) }
+    guard let entries else { return (false, ObserverClaims()) }
     return changingStateUnpublished { state in state.adopt(entries) }
   }
 

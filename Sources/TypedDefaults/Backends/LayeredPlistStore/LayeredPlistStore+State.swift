@@ -22,11 +22,12 @@ extension LayeredPlistStore {
     ///
     /// Created on demand, so that opening a store allocates nothing per key.
     var cells: [String: ValueCell] = [:]
-    /// Whether some observer watches every key.
-    var observesAllKeys = false
-    /// Observed keys whose effective value changed under the current lock, for
-    /// ``LayeredPlistStore/changingState(_:)`` to publish once the lock is released.
-    var observedChanges: [String] = []
+    /// The observers of every key, in the order they registered.
+    var allKeysObservers: [Observer] = []
+    /// Observed keys whose effective value changed under the current lock, each with its cell if
+    /// it has one, for ``LayeredPlistStore/changingState(_:)`` to offer to their observers before
+    /// the lock is released.
+    var observedChanges: [(key: String, cell: ValueCell?)] = []
     /// Keys whose value in `data.plist` this process changed and hasn't saved yet, each with the
     /// number of its latest change (so a save clears only the changes it wrote).
     var unsaved = PersistedPropertyListFile.UnsavedChanges()
@@ -117,7 +118,7 @@ extension LayeredPlistStore {
     /// An observed key whose value did change is added to ``observedChanges``.
     mutating func resolve(_ key: String) {
       let cell = cells.isEmpty ? nil : cells[key]
-      let observed = observesAllKeys || cell?.observed == true
+      let observed = !allKeysObservers.isEmpty || cell?.observed == true
       let previous = observed ? effective[key]?.value : nil
       effective[key] = nil
       for index in order.indices {
@@ -130,7 +131,7 @@ extension LayeredPlistStore {
         cell.value = effective[key]?.value
         cell.conversion = nil
       }
-      if observed, previous != effective[key]?.value { observedChanges.append(key) }
+      if observed, previous != effective[key]?.value { observedChanges.append((key, cell)) }
     }
 
     /// The key's cell, created holding the key's current value.
@@ -223,45 +224,60 @@ extension LayeredPlistStore {
 
 extension LayeredPlistStore {
   /// Changes the state under its lock, then delivers the changes of the observed keys whose
-  /// effective value changed (recorded under the lock, see ``changingStateUnpublished(_:)``), once
+  /// effective value changed (offered under the lock, see ``changingStateUnpublished(_:)``), once
   /// the lock is released.
   func changingState<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    let (result, changed) = try changingStateUnpublished(body)
-    publish(changed)
+    let (result, claims) = try changingStateUnpublished(body)
+    publish(claims)
     return result
   }
 
-  /// Changes the state under its lock and returns, with the result, the observed keys whose
-  /// effective value changed, for the caller to ``publish(_:)`` once it holds no lock at all
-  /// (the engine's save lock included: an observer may save).
+  /// Changes the state under its lock and returns, with the result, the deliveries of the changes
+  /// of the observed keys whose effective value changed, for the caller to ``publish(_:)`` once it
+  /// holds no lock at all (the engine's save lock included: an observer may save), and before it
+  /// does anything else that could wait.
   ///
-  /// Each such key's change is recorded before the lock is released, with the effective value the
-  /// body left, so that changes reach observers in the order they took effect and each with its own
-  /// value.
+  /// Each such key's change is offered to its observers before the lock is released, with the
+  /// effective value the body left, so that changes reach observers in the order they took effect
+  /// and each with its own value.
   func changingStateUnpublished<Result, Failure: Error>(
     _ body: (inout State) throws(Failure) -> Result
-  ) throws(Failure) -> (Result, [String]) {
-    try state.withLock { state throws(Failure) -> (Result, [String]) in
-      defer { state.observedChanges.removeAll() }
+  ) throws(Failure) -> (Result, ObserverClaims) {
+    try state.withLock { state throws(Failure) -> (Result, ObserverClaims) in
+      defer { state.observedChanges.removeAll(keepingCapacity: true) }
       let result = try body(&state)
+      var claims = ObserverClaims()
       let changed = state.observedChanges
-      if !changed.isEmpty {
+      if changed.count == 1 {
+        offer(changed[0], in: state, to: &claims)
+      } else if !changed.isEmpty {
         // A key resolved twice in one body changed once, to its last value, as others see it.
         var seen = Set<String>()
-        observers.record(
-          changed.filter { seen.insert($0).inserted }.map {
-            change(ofKey: $0, in: state)
-          })
+        for entry in changed where seen.insert(entry.key).inserted {
+          offer(entry, in: state, to: &claims)
+        }
       }
-      return (result, changed)
+      return (result, claims)
     }
   }
 
-  /// Delivers the changes recorded for `changed` (and any recorded before them); call it holding
-  /// no lock of the store.
-  func publish(_ changed: [String]) {
-    if !changed.isEmpty { observers.deliverRecorded() }
+  /// Offers the change of an observed key that `state` holds to its observers.
+  ///
+  /// To the key's observers and to those of every key; called under the state lock.
+  private func offer(
+    _ changed: (key: String, cell: ValueCell?), in state: State,
+    to claims: inout ObserverClaims
+  ) {
+    claims.offer(
+      change(ofKey: changed.key, in: state), to: changed.cell?.observers ?? [],
+      state.allKeysObservers)
+  }
+
+  /// Delivers what ``changingStateUnpublished(_:)`` claimed; call it holding no lock of the
+  /// store.
+  func publish(_ claims: ObserverClaims) {
+    claims.deliver()
   }
 }
