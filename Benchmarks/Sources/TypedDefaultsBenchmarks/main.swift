@@ -50,6 +50,12 @@ func one(_ measure: @escaping () throws -> Figure?) -> () throws -> [Figure]? {
 
 let measurements: [(String, () throws -> [Figure]?)] = [
   ("read-memory", one(figures.settingIntReadInMemory)),
+  ("read-scalar-memory", { try figures.scalarReads(on: .memory) }),
+  ("read-scalar-layered", { try figures.scalarReads(on: .layered) }),
+  ("read-scalar-userdefaults", { try figures.scalarReads(on: .userDefaults) }),
+  ("read-other-memory", { try figures.otherReads(on: .memory) }),
+  ("read-other-layered", { try figures.otherReads(on: .layered) }),
+  ("read-other-userdefaults", { try figures.otherReads(on: .userDefaults) }),
   ("read-tracked-memory", one(figures.settingIntReadTrackedInMemory)),
   ("write-memory", one(figures.settingIntWriteInMemory)),
   ("write-memory-100-observers", one { figures.settingIntWriteInMemory(observing: 100) }),
