@@ -29,7 +29,18 @@ struct Figure: Sendable {
   /// Ours over the baseline, or for a figure with no baseline, the figure itself.
   var ratio: Double { baseline.map { ours / $0 } ?? ours }
 
-  var meetsTarget: Bool? { target.map { ratio <= $0 } }
+  /// Whether the ratio meets the target: `nil` with no target, or when the figure couldn't be
+  /// measured on this platform.
+  var meetsTarget: Bool? { isAvailable ? target.map { ratio <= $0 } : nil }
+
+  /// Whether the figure was measured: `false` for one this platform can't measure (printed as
+  /// "n/a").
+  var isAvailable: Bool { !ours.isNaN }
+
+  /// A figure this platform can't measure (allocations, except on Linux), printed as "n/a".
+  static func unavailable(name: String, target: Double?, unit: String) -> Figure {
+    Figure(name: name, ours: .nan, baseline: nil, target: target, unit: unit)
+  }
 }
 
 /// Keeps a value alive so the optimizer can't remove the work that produced it.
