@@ -56,6 +56,7 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("read-other-memory", { try figures.otherReads(on: .memory) }),
   ("read-other-layered", { try figures.otherReads(on: .layered) }),
   ("read-other-userdefaults", { try figures.otherReads(on: .userDefaults) }),
+  ("read-contended", figures.contendedReads),
   ("allocations-check", one(figures.allocationCounterCheck)),
   ("allocations-memory", { try figures.allocationsPerReadAndWrite(on: .memory) }),
   ("allocations-layered", { try figures.allocationsPerReadAndWrite(on: .layered) }),
