@@ -70,6 +70,7 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ),
   ("latency-memory-callback", figures.callbackLatencyInMemory),
   ("latency-memory-stream", figures.streamLatencyInMemory),
+  ("delivery-memory-stream", one(figures.streamDeliveryInMemory)),
   ("latency-cross-process", { try CrossProcessLatency.measure(saves: quick ? 25 : 100) }),
   ("read-userdefaults", { [try figures.settingIntReadUserDefaults(writtenByBackend: true)] }),
   ("read-userdefaults-raw", { [try figures.settingIntReadUserDefaults(writtenByBackend: false)] }),
