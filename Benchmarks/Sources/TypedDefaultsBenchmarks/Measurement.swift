@@ -111,10 +111,15 @@ func timed(_ iterations: Int, _ body: (_ iterations: Int) throws -> Void) rethro
 ///   - unit: The samples' unit ("ns" by default).
 /// - Returns: Two figures in `unit`, `<name>, median` and `<name>, p99`, with no baseline.
 func percentiles(_ samples: [Double], name: String, unit: String = "ns") -> [Figure] {
-  let sorted = samples.sorted()
-  let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+  let p99 = percentile99(samples)
   return [
     Figure(name: "\(name), median", ours: median(samples), baseline: nil, target: nil, unit: unit),
     Figure(name: "\(name), p99", ours: p99, baseline: nil, target: nil, unit: unit),
   ]
+}
+
+/// The 99th percentile of `samples` (not empty).
+func percentile99(_ samples: [Double]) -> Double {
+  let sorted = samples.sorted()
+  return sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
 }
