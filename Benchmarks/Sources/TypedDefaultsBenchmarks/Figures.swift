@@ -91,12 +91,13 @@ struct Figures {
   }
 
   /// Saving a 10,000-key suite after one change (`save()`), against a raw atomic write of the
-  /// same dictionary as a binary property list.
+  /// same dictionary as a binary property list (1,000 keys in the quick run).
   func userDefaultsSaveAfterOneChange() throws -> Figure {
     let suite = "TypedDefaultsBenchmarks.save.\(ProcessInfo.processInfo.processIdentifier)"
     let backend = UserDefaultsBackend(suiteName: suite)
     defer { removeSuite(backend) }
-    try backend.setValues(tenThousandValues())
+    let keys = effort.userDefaultsKeys
+    try backend.setValues(mixedValues(count: keys))
     try backend.save()
     let folder = try ScratchFolder()
     defer { folder.remove() }
@@ -116,7 +117,7 @@ struct Figures {
         try data.write(to: rawFile, options: .atomic)
       })
     return Figure(
-      name: "save of a 10,000-key UserDefaults suite after one change (Linux: binary)",
+      name: "save of a \(keyCount(keys))-key UserDefaults suite after one change (Linux: binary)",
       ours: ours, baseline: baseline, target: 1.2, unit: "ns")
   }
 
@@ -258,7 +259,7 @@ struct Figures {
       largest = (name, data)
     }
     guard let (name, data) = largest else { return nil }
-    let iterations = max(1, effort.iterations / 2_000)
+    let iterations = effort.decodes
     let (ours, baseline) = try compare(
       repeats: effort.repeats, iterations: iterations,
       ours: { count in

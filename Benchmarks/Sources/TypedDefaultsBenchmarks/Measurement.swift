@@ -8,9 +8,17 @@ struct Effort: Sendable {
   var iterations: Int
   /// Repeats for the file figures, which take milliseconds each.
   var fileRepeats: Int
+  /// Decodes per repeat of the decode-throughput figures (tens of milliseconds each).
+  var decodes: Int
+  /// The keys of the UserDefaults save and import figures: CoreFoundation's cost of writing
+  /// many keys before a save grows faster than their number (10,000 keys take seconds).
+  var userDefaultsKeys: Int
 
-  static let full = Effort(repeats: 15, iterations: 200_000, fileRepeats: 9)
-  static let quick = Effort(repeats: 5, iterations: 20_000, fileRepeats: 3)
+  static let full = Effort(
+    repeats: 15, iterations: 200_000, fileRepeats: 9, decodes: 100, userDefaultsKeys: 10_000)
+  /// The quick run's: under 30 seconds in all on a 2-core machine.
+  static let quick = Effort(
+    repeats: 5, iterations: 20_000, fileRepeats: 3, decodes: 2, userDefaultsKeys: 1_000)
 }
 
 /// One reported figure.
@@ -69,6 +77,17 @@ func nanosecondsPerOperation(
     samples.append(Double(end - start) / Double(iterations))
   }
   return median(samples)
+}
+
+/// A count as the figures' names write it, with a comma every three digits: `10,000`.
+func keyCount(_ count: Int) -> String {
+  let digits = String(count)
+  var text = ""
+  for (index, digit) in digits.enumerated() {
+    if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+    text.append(digit)
+  }
+  return text
 }
 
 func median(_ samples: [Double]) -> Double {

@@ -96,7 +96,12 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("read-scoped-memory", one { try figures.scopedRead(on: "InMemoryBackend") }),
   ("read-scoped-userdefaults", one { try figures.scopedRead(on: "UserDefaultsBackend") }),
   ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
-  ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
+  (
+    "import-userdefaults",
+    one {
+      try ChildProcesses.userDefaultsImport(keys: effort.userDefaultsKeys, repeats: quick ? 1 : 3)
+    }
+  ),
   ("import-model-layered", one(figures.importTenThousandKeys)),
   ("fleet-latency", { try FleetLatency.measure(puts: quick ? 20 : 200) }),
   ("fleet-read", figures.fleetReads),
