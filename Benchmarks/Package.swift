@@ -16,8 +16,13 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "TypedDefaultsBenchmarks",
-      dependencies: [.product(name: "TypedDefaults", package: "TypedDefaults")]
-    )
+      dependencies: [
+        .product(name: "TypedDefaults", package: "TypedDefaults"), "AllocationCounter",
+      ]
+    ),
+    // Counts heap allocations (on Linux, by replacing malloc and its relatives), for the
+    // allocations-per-operation figures; C, because Swift can't define `malloc`.
+    .target(name: "AllocationCounter"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -33,21 +33,22 @@ enum ChildProcesses {
       consume(try LayeredPlistStore(persistentFile: url, options: .init(savesAtExit: false)))
       print(peakResidentKilobytes())
     case "import-ours":
-      let values = importValues()
-      let backend = UserDefaultsBackend(suiteName: argument)
+      let (values, suite) = importValues(argument)
+      let backend = UserDefaultsBackend(suiteName: suite)
       let start = DispatchTime.now().uptimeNanoseconds
       try backend.setValues(values)
       precondition(backend.synchronize())
       print(DispatchTime.now().uptimeNanoseconds - start)
       removeSuite(backend)
     case "import-raw":
-      let values = importValues().mapValues { $0.stringValue ?? "" }
-      guard let defaults = UserDefaults(suiteName: argument) else { fatalError("suite refused") }
+      let (imported, suite) = importValues(argument)
+      let values = imported.mapValues { $0.stringValue ?? "" }
+      guard let defaults = UserDefaults(suiteName: suite) else { fatalError("suite refused") }
       let start = DispatchTime.now().uptimeNanoseconds
       for (key, value) in values { defaults.set(value, forKey: key) }
       precondition(defaults.synchronize())
       print(DispatchTime.now().uptimeNanoseconds - start)
-      removeSuite(UserDefaultsBackend(defaults, suiteName: argument))
+      removeSuite(UserDefaultsBackend(defaults, suiteName: suite))
     case CrossProcessLatency.task:
       try CrossProcessLatency.runChild(path: argument)
     case FleetLatency.oursTask:
@@ -78,11 +79,16 @@ enum ChildProcesses {
     return value
   }
 
-  static func importValues() -> [String: PropertyListValue] {
-    Dictionary(
-      uniqueKeysWithValues: (0..<10_000).map {
+  /// The values to import and the suite, from an import task's argument, `<keys>:<suite>`.
+  static func importValues(_ argument: String) -> ([String: PropertyListValue], suite: String) {
+    guard let colon = argument.firstIndex(of: ":"), let keys = Int(argument[..<colon]) else {
+      fatalError("an import task's argument is <keys>:<suite>, not '\(argument)'")
+    }
+    let values = Dictionary(
+      uniqueKeysWithValues: (0..<keys).map {
         ("imported.\($0)", PropertyListValue.string("value \($0)"))
       })
+    return (values, String(argument[argument.index(after: colon)...]))
   }
 
   static func removeSuite(_ backend: UserDefaultsBackend) {
@@ -124,16 +130,21 @@ enum ChildProcesses {
       baseline: raw, target: 1.5, unit: "kB")
   }
 
-  static func userDefaultsImport(repeats: Int) throws -> Figure {
+  /// Importing `keys` new keys into a `UserDefaultsBackend` and saving, against setting them one
+  /// by one on `UserDefaults` and synchronizing, each in a fresh process.
+  static func userDefaultsImport(keys: Int, repeats: Int) throws -> Figure {
     let pid = ProcessInfo.processInfo.processIdentifier
     var ours: [Double] = []
     var raw: [Double] = []
     for round in 0..<repeats {
-      ours.append(try measure("import-ours", "TypedDefaultsBenchmarks.import.ours.\(pid).\(round)"))
-      raw.append(try measure("import-raw", "TypedDefaultsBenchmarks.import.raw.\(pid).\(round)"))
+      ours.append(
+        try measure("import-ours", "\(keys):TypedDefaultsBenchmarks.import.ours.\(pid).\(round)"))
+      raw.append(
+        try measure("import-raw", "\(keys):TypedDefaultsBenchmarks.import.raw.\(pid).\(round)"))
     }
     return Figure(
-      name: "import of 10,000 new keys into UserDefaultsBackend, then saved", ours: median(ours),
+      name: "import of \(keyCount(keys)) new keys into UserDefaultsBackend, then saved",
+      ours: median(ours),
       baseline: median(raw), target: 0.3, unit: "ns")
   }
 }

@@ -35,8 +35,13 @@ struct ScratchFolder {
 /// 10,000 keys of mixed kinds, as settings files hold them: strings, integers, reals, booleans,
 /// dates and small dictionaries.
 func tenThousandValues() -> [String: PropertyListValue] {
+  mixedValues(count: 10_000)
+}
+
+/// `count` keys of mixed kinds, `setting.0`, `setting.1`…: those of ``tenThousandValues()``.
+func mixedValues(count: Int) -> [String: PropertyListValue] {
   var values: [String: PropertyListValue] = [:]
-  for index in 0..<10_000 {
+  for index in 0..<count {
     let key = "setting.\(index)"
     switch index % 6 {
     case 0: values[key] = .string("value number \(index)")

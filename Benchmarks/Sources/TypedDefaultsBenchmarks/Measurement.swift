@@ -8,9 +8,17 @@ struct Effort: Sendable {
   var iterations: Int
   /// Repeats for the file figures, which take milliseconds each.
   var fileRepeats: Int
+  /// Decodes per repeat of the decode-throughput figures (tens of milliseconds each).
+  var decodes: Int
+  /// The keys of the UserDefaults save and import figures: CoreFoundation's cost of writing
+  /// many keys before a save grows faster than their number (10,000 keys take seconds).
+  var userDefaultsKeys: Int
 
-  static let full = Effort(repeats: 15, iterations: 200_000, fileRepeats: 9)
-  static let quick = Effort(repeats: 5, iterations: 20_000, fileRepeats: 3)
+  static let full = Effort(
+    repeats: 15, iterations: 200_000, fileRepeats: 9, decodes: 100, userDefaultsKeys: 10_000)
+  /// The quick run's: under 30 seconds in all on a 2-core machine.
+  static let quick = Effort(
+    repeats: 5, iterations: 20_000, fileRepeats: 3, decodes: 2, userDefaultsKeys: 1_000)
 }
 
 /// One reported figure.
@@ -29,7 +37,18 @@ struct Figure: Sendable {
   /// Ours over the baseline, or for a figure with no baseline, the figure itself.
   var ratio: Double { baseline.map { ours / $0 } ?? ours }
 
-  var meetsTarget: Bool? { target.map { ratio <= $0 } }
+  /// Whether the ratio meets the target: `nil` with no target, or when the figure couldn't be
+  /// measured on this platform.
+  var meetsTarget: Bool? { isAvailable ? target.map { ratio <= $0 } : nil }
+
+  /// Whether the figure was measured: `false` for one this platform can't measure (printed as
+  /// "n/a").
+  var isAvailable: Bool { !ours.isNaN }
+
+  /// A figure this platform can't measure (allocations, except on Linux), printed as "n/a".
+  static func unavailable(name: String, target: Double?, unit: String) -> Figure {
+    Figure(name: name, ours: .nan, baseline: nil, target: target, unit: unit)
+  }
 }
 
 /// Keeps a value alive so the optimizer can't remove the work that produced it.
@@ -58,6 +77,17 @@ func nanosecondsPerOperation(
     samples.append(Double(end - start) / Double(iterations))
   }
   return median(samples)
+}
+
+/// A count as the figures' names write it, with a comma every three digits: `10,000`.
+func keyCount(_ count: Int) -> String {
+  let digits = String(count)
+  var text = ""
+  for (index, digit) in digits.enumerated() {
+    if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+    text.append(digit)
+  }
+  return text
 }
 
 func median(_ samples: [Double]) -> Double {
@@ -100,10 +130,15 @@ func timed(_ iterations: Int, _ body: (_ iterations: Int) throws -> Void) rethro
 ///   - unit: The samples' unit ("ns" by default).
 /// - Returns: Two figures in `unit`, `<name>, median` and `<name>, p99`, with no baseline.
 func percentiles(_ samples: [Double], name: String, unit: String = "ns") -> [Figure] {
-  let sorted = samples.sorted()
-  let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+  let p99 = percentile99(samples)
   return [
     Figure(name: "\(name), median", ours: median(samples), baseline: nil, target: nil, unit: unit),
     Figure(name: "\(name), p99", ours: p99, baseline: nil, target: nil, unit: unit),
   ]
+}
+
+/// The 99th percentile of `samples` (not empty).
+func percentile99(_ samples: [Double]) -> Double {
+  let sorted = samples.sorted()
+  return sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
 }

@@ -50,6 +50,16 @@ func one(_ measure: @escaping () throws -> Figure?) -> () throws -> [Figure]? {
 
 let measurements: [(String, () throws -> [Figure]?)] = [
   ("read-memory", one(figures.settingIntReadInMemory)),
+  ("read-scalar-memory", { try figures.scalarReads(on: .memory) }),
+  ("read-scalar-layered", { try figures.scalarReads(on: .layered) }),
+  ("read-scalar-userdefaults", { try figures.scalarReads(on: .userDefaults) }),
+  ("read-other-memory", { try figures.otherReads(on: .memory) }),
+  ("read-other-layered", { try figures.otherReads(on: .layered) }),
+  ("read-other-userdefaults", { try figures.otherReads(on: .userDefaults) }),
+  ("read-contended", figures.contendedReads),
+  ("allocations-check", one(figures.allocationCounterCheck)),
+  ("allocations-memory", { try figures.allocationsPerReadAndWrite(on: .memory) }),
+  ("allocations-layered", { try figures.allocationsPerReadAndWrite(on: .layered) }),
   ("read-tracked-memory", one(figures.settingIntReadTrackedInMemory)),
   ("write-memory", one(figures.settingIntWriteInMemory)),
   ("write-memory-100-observers", one { figures.settingIntWriteInMemory(observing: 100) }),
@@ -60,6 +70,7 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ),
   ("latency-memory-callback", figures.callbackLatencyInMemory),
   ("latency-memory-stream", figures.streamLatencyInMemory),
+  ("delivery-memory-stream", one(figures.streamDeliveryInMemory)),
   ("latency-cross-process", { try CrossProcessLatency.measure(saves: quick ? 25 : 100) }),
   ("read-userdefaults", { [try figures.settingIntReadUserDefaults(writtenByBackend: true)] }),
   ("read-userdefaults-raw", { [try figures.settingIntReadUserDefaults(writtenByBackend: false)] }),
@@ -85,7 +96,12 @@ let measurements: [(String, () throws -> [Figure]?)] = [
   ("read-scoped-memory", one { try figures.scopedRead(on: "InMemoryBackend") }),
   ("read-scoped-userdefaults", one { try figures.scopedRead(on: "UserDefaultsBackend") }),
   ("memory", one { try ChildProcesses.peakMemory(repeats: quick ? 1 : 3) }),
-  ("import-userdefaults", one { try ChildProcesses.userDefaultsImport(repeats: quick ? 1 : 3) }),
+  (
+    "import-userdefaults",
+    one {
+      try ChildProcesses.userDefaultsImport(keys: effort.userDefaultsKeys, repeats: quick ? 1 : 3)
+    }
+  ),
   ("import-model-layered", one(figures.importTenThousandKeys)),
   ("fleet-latency", { try FleetLatency.measure(puts: quick ? 20 : 200) }),
   ("fleet-read", figures.fleetReads),
@@ -93,7 +109,16 @@ let measurements: [(String, () throws -> [Figure]?)] = [
 ]
 
 func formatted(_ value: Double) -> String {
-  value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+  if value >= 100 { return String(format: "%.0f", value) }
+  // A value that would round to 0.00 but isn't 0 (say, one allocation in 10,000 operations).
+  if value > 0, value < 0.005 { return String(format: "%.1e", value) }
+  return String(format: "%.2f", value)
+}
+
+/// A number for the JSON file: `null` for a figure this platform can't measure.
+func jsonNumber(_ value: Double?) -> Any {
+  guard let value, !value.isNaN else { return NSNull() }
+  return value
 }
 
 print(
@@ -116,7 +141,9 @@ for (identifier, measure) in measurements where filter.map({ identifier.contains
     results.append(figure)
     let verdict = figure.meetsTarget.map { $0 ? "ok" : "MISSED" } ?? ""
     let target = figure.target.map { "target ≤ \(formatted($0))" } ?? ""
-    if let baseline = figure.baseline {
+    if !figure.isAvailable {
+      print("\(figure.name): n/a (not measured on this platform) \(target)")
+    } else if let baseline = figure.baseline {
       print(
         "\(figure.name): ours \(formatted(figure.ours)) \(figure.unit), baseline \(formatted(baseline)) \(figure.unit), "
           + "ratio \(formatted(figure.ratio)) \(target) \(verdict)")
@@ -130,10 +157,10 @@ if let jsonPath {
   let objects: [[String: Any]] = results.map { figure in
     [
       "name": figure.name,
-      "ours_ns": figure.ours,
-      "baseline_ns": figure.baseline.map { $0 as Any } ?? NSNull(),
-      "ratio": figure.ratio,
-      "target": figure.target.map { $0 as Any } ?? NSNull(),
+      "ours_ns": jsonNumber(figure.ours),
+      "baseline_ns": jsonNumber(figure.baseline),
+      "ratio": jsonNumber(figure.ratio),
+      "target": jsonNumber(figure.target),
     ]
   }
   let data = try JSONSerialization.data(
