@@ -4,8 +4,8 @@
 //   swift run -c release --package-path Benchmarks TypedDefaultsBenchmarks [--quick]
 //     [--json PATH] [--filter TEXT]
 //
-// --quick runs in under 30 seconds (for CI, which checks it runs, not the timings); the full run
-// takes under 3 minutes. Absolute times on shared machines are noisy; the ratios are what to
+// --quick runs in about 10 seconds (for CI, which checks it runs, not the timings); the full run
+// takes about 3.5 minutes. Absolute times on shared machines are noisy; the ratios are what to
 // track. Results are recorded in Docs/Performance.md.
 
 import Foundation
