@@ -187,7 +187,8 @@ struct EncodedSizeBudget {
   /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and the key whose value makes
   ///   it too large (of several, the largest).
   func check(
-    after writes: some Sequence<(key: String, value: PropertyListValue?)>, path: String
+    after writes: some Sequence<(key: String, value: PropertyListValue?)>,
+    path: @autoclosure () -> String
   ) throws(SettingsError) {
     precondition(isMeasured, "EncodedSizeBudget.check(after:path:) before measure(_:)")
     var after = total
@@ -200,7 +201,7 @@ struct EncodedSizeBudget {
       if size > largest?.size ?? -1 { largest = (key, size) }
     }
     guard after > limit else { return }
-    throw tooLarge(after, key: largest?.key, path: path)
+    throw tooLarge(after, key: largest?.key, path: path())
   }
 
   /// Throws if a file holding exactly `contents` could be larger than the limit: for an update

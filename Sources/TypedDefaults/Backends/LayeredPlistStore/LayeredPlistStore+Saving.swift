@@ -218,8 +218,8 @@ extension LayeredPlistStore {
     case .afterEveryWrite:
       saveReportingFailure()
     case .debounced(let seconds):
-      persisted.scheduleDebouncedSave(interval: seconds) { [weak self] in
-        self?.saveReportingFailure()
+      persisted.scheduleDebouncedSave(interval: seconds) {
+        { [weak self] in self?.saveReportingFailure() }
       }
     }
   }

@@ -147,10 +147,11 @@ extension LayeredPlistStore {
     ///
     /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and the key.
     mutating func checkFileSize(
-      after writes: [(key: String, value: PropertyListValue?)], path: String
+      after writes: some Sequence<(key: String, value: PropertyListValue?)>,
+      path: @autoclosure () -> String
     ) throws(SettingsError) {
       if !sizeBudget.isMeasured { sizeBudget.measure(fileContents()) }
-      try sizeBudget.check(after: writes, path: path)
+      try sizeBudget.check(after: writes, path: path())
     }
 
     /// Brings the size bounds up to date after the file's value for `key` changed.

@@ -512,8 +512,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let changed = try changingState { state throws(SettingsError) in
       try state.checkNotForced(CollectionOfOne(key))
+      // One write, no array; the path (a new string) only for an error.
       try state.checkFileSize(
-        after: [(key, value)], path: persistentFile.url.path)
+        after: CollectionOfOne((key: key, value: value)), path: persistentFile.url.path)
       return state.writePersistent(value, forKey: key)
     }
     if changed { fileDidChange() }
@@ -618,8 +619,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     let value = try storable(value, forKey: key, in: .persistent)
     try state.withLock { state throws(SettingsError) in
       try state.checkNotForced(CollectionOfOne(key))
+      // One write, no array; the path (a new string) only for an error.
       try state.checkFileSize(
-        after: [(key, value)], path: persistentFile.url.path)
+        after: CollectionOfOne((key: key, value: value)), path: persistentFile.url.path)
       state.writeNextLaunch(value, forKey: key)
     }
     fileDidChange()

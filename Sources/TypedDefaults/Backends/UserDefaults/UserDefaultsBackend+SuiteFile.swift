@@ -577,9 +577,11 @@
 
     /// Schedules a save `flushDelay` seconds after the last of a burst of writes.
     func scheduleFlush() {
-      persisted.scheduleDebouncedSave(interval: flushDelay) { [weak self] in
-        guard let self, self.hasUnsavedChanges else { return }
-        self.flushReportingFailure(takingInUserDefaults: false)
+      persisted.scheduleDebouncedSave(interval: flushDelay) {
+        { [weak self] in
+          guard let self, self.hasUnsavedChanges else { return }
+          self.flushReportingFailure(takingInUserDefaults: false)
+        }
       }
     }
   }

@@ -15,15 +15,18 @@ extension PersistedPropertyListFile {
   ///
   /// - Parameters:
   ///   - interval: The quiet time, in seconds, before `save` runs.
-  ///   - save: The owner's save, on a utility-quality global queue; it should capture its owner
-  ///     weakly (the engine holds it only until it runs).
-  func scheduleDebouncedSave(interval: Double, _ save: @escaping @Sendable () -> Void) {
+  ///   - save: Makes the owner's save, run on a utility-quality global queue; called only by the
+  ///     first call of a burst, so that the later ones allocate no closure. The save should
+  ///     capture its owner weakly (the engine holds it only until it runs).
+  func scheduleDebouncedSave(
+    interval: Double, _ save: () -> @Sendable () -> Void
+  ) {
     let schedule = debounce.withLock { debounce in
       debounce.lastChange = .now()
       defer { debounce.isScheduled = true }
       return !debounce.isScheduled
     }
-    if schedule { scheduleDebouncedSave(after: interval, interval: interval, save) }
+    if schedule { scheduleDebouncedSave(after: interval, interval: interval, save()) }
   }
 
   private func scheduleDebouncedSave(
