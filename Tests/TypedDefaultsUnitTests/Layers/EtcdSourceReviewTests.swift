@@ -331,7 +331,10 @@ private final class CountingRefuser: Sendable {
     let refresh = Task { try await source.refresh() }
     await eventually("the range answer is held") { proxy.held.withLock { $0 } == 1 }
     try server.put(Self.prefix + "maxBitrate", "2")
-    await eventually("the watch applies the put") { settings.maxBitrate == 2 }
+    // A bound, not a wait: 10 s was once too short in a full CI run on the loaded 2-core machine.
+    let applied = await waitUntil(30) { settings.maxBitrate == 2 }
+    #expect(
+      applied, "the watch applies the put: maxBitrate \(settings.maxBitrate), \(source.status)")
     proxy.released.withLock { $0 = true }
     try await refresh.value
 
