@@ -797,7 +797,9 @@ private final class CountingRefuser: Sendable {
     let ended = await waitUntil(25) { weakSource == nil }
     let seconds = Date().timeIntervalSince(start)
     #expect(ended)
-    #expect(seconds < 3, "the watch ended \(seconds) s after stopWatching()")
+    // What is pinned: the stop doesn't wait for the 20 s connect timeout. (Under the thread
+    // sanitizer on the loaded 2-core CI machine it took 6.2 s, so the bound is half the timeout.)
+    #expect(seconds < 10, "the watch ended \(seconds) s after stopWatching()")
   }
 
   @Test func startsAndStopsDontUseUpTheReconnectionBackoff() async throws {
