@@ -12,12 +12,13 @@ import Foundation
 ///
 /// ## Reading fast
 ///
-/// On the library's own backends the storage keeps its key's ``ValueCell``, so a read is one
-/// lock and one load, with no dictionary lookup. A stored array or dictionary converted to
-/// `Value` is cached with the stored value it came from; each read still fetches the current
-/// stored value and reuses the conversion only if it is the same value (the same storage, which
-/// makes the comparison immediate, or equal contents), so the cache can never serve a value some
-/// other writer replaced.
+/// On the library's own backends the storage keeps its key's ``ValueCell``, so a read needs no
+/// dictionary lookup: a `Bool`, integer or `Double` is two atomic loads and no lock
+/// (``ScalarValueCell``), anything else one lock and one load. A stored array or dictionary
+/// converted to `Value` is cached with the stored value it came from; each read still fetches the
+/// current stored value and reuses the conversion only if it is the same value (the same storage,
+/// which makes the comparison immediate, or equal contents), so the cache can never serve a value
+/// some other writer replaced.
 ///
 /// What doesn't depend on `Value` (the key, the binding, the cell) is in the non-generic base
 /// class, ``UntypedSettingStorage``, which a model's binding works with directly.
@@ -102,9 +103,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   @inlinable
   final func read() -> Value {
     // A test's override bypasses the cells, which belong to the setting's own backend.
-    if BackendOverride.mayBeActive(overrideFlag), let override = currentOverride() {
-      return read(overriding: override)
-    }
+    if let override = overridingBackend { return read(overriding: override) }
     // Inside `withObservationTracking` (or SwiftUI's view updates), the read is recorded.
     if let observablePointer { settingAccessed(observablePointer) }
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
