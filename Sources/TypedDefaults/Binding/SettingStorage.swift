@@ -204,9 +204,35 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   /// The stored value as `Value`, or `nil` after reporting why it can't be read.
   @inlinable
   final func converted(_ stored: PropertyListValue) -> Value? {
-    if let value = Value(propertyListValue: stored) { return value }
+    if let value = Value(propertyListValue: stored) {
+      // A setting declared with a range or allowed values checks them out of line.
+      if annotations != nil { return accepted(value, stored: stored) }
+      return value
+    }
     reportMismatch(stored)
     return nil
+  }
+
+  /// `value` if the declaration accepts it; else `nil`, reporting the stored value once, as a
+  /// wrong-typed one is.
+  @usableFromInline @inline(never)
+  final func accepted(_ value: Value, stored: PropertyListValue) -> Value? {
+    guard let annotations, let accepts = annotations.accepts, !accepts(value) else { return value }
+    reportMismatch(stored, notAllowed: annotations)
+    return nil
+  }
+
+  /// The error of a write of a value the declaration doesn't accept, or `nil` if it accepts it.
+  @usableFromInline
+  final func refusal(of value: Value, stored: PropertyListValue?) -> SettingsError? {
+    guard let annotations, let accepts = annotations.accepts, let stored, !accepts(value) else {
+      return nil
+    }
+    let shown = isSecret ? "The secret value" : "\(stored)"
+    return SettingsError(
+      .valueNotAllowed, key: key,
+      reason: "\(shown) is not allowed: '\(key)' accepts \(annotations.constraintDescription)"
+        + (annotations.help.map { " (\($0))" } ?? ""))
   }
 
   /// Stores a value; `nil` (from an `Optional`) removes the key.
@@ -218,6 +244,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     } catch {
       throw representationError(error)
     }
+    if annotations != nil, let refusal = refusal(of: value, stored: stored) { throw refusal }
     do {
       if let override = overridingBackend {
         try write(stored, to: override)
@@ -299,7 +326,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   }
 
   @usableFromInline
-  final func reportMismatch(_ stored: PropertyListValue) {
+  final func reportMismatch(_ stored: PropertyListValue, notAllowed: SettingAnnotations? = nil) {
     let isNew = withSlowState { state -> Bool in
       defer { state.lastReportedMismatch = stored }
       return state.lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
@@ -317,15 +344,18 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     let why = isSecret ? nil : Value.readFailureReason(for: stored).map { " (\($0))" }
     let shown = isSecret ? "" : " (\(stored))"
     let fallback = isSecret ? "" : " (\(ValueDescription.of(defaultValue)))"
+    let problem =
+      notAllowed.map { "that is not allowed (\(key) accepts \($0.constraintDescription))" }
+      ?? "that can't be read as \(Value.typeName)\(why ?? "")"
     SettingsDiagnostics.report(
       SettingsDiagnostic(
-        kind: .typeMismatch,
+        kind: notAllowed == nil ? .typeMismatch : .valueNotAllowed,
         key: key,
         backend: backend.name,
         expectedType: Value.typeName,
         storedValue: isSecret ? nil : stored,
         message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind))"
-          + "\(shown) that can't be read as \(Value.typeName)\(why ?? ""); using the default"
+          + "\(shown) \(problem); using the default"
           + "\(fallback) and leaving the stored value untouched"
       )
     )

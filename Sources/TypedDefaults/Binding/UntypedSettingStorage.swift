@@ -8,8 +8,8 @@ import Foundation
 /// reference at its offset in the instance, see ``SettingsReflection``), and gives its fields
 /// offsets fixed at compile time, which the read path loads directly.
 // @unchecked Sendable: `key`, `binding`, `targetKey`, `cellBackend`, `readCell`, `reportsWrites`,
-// `isSecret` and `observablePointer` are written only while the setting is declared or bound,
-// which happens while the owning model is being initialized, before the model can be shared with
+// `isSecret`, `annotations` and `observablePointer` are written only while the setting is declared
+// or bound, which happens while the owning model is being initialized, before the model can be shared with
 // another thread; afterwards they are only read. A setting is bound by one model only: a second
 // model reaching it (through a shared group value) stops the program before writing them
 // (`SettingsValidation.checkBindingOnce`). `slowState` is behind `slowLock`.
@@ -49,6 +49,10 @@ class UntypedSettingStorage: @unchecked Sendable {
   ///
   /// Set once, by a secret initializer of ``Setting``, before the setting can be shared.
   @exclusivity(unchecked) private(set) final var isSecret = false
+  /// The declaration's help text and accepted values, `nil` for a setting declared without them.
+  ///
+  /// Set once, by an initializer of ``Setting`` that takes them, before the setting can be shared.
+  @exclusivity(unchecked) @usableFromInline private(set) final var annotations: SettingAnnotations?
   /// The setting's part in Swift's Observation (a ``SettingObservable``), unretained, for the
   /// read path: `binding` keeps it alive; `nil` until the setting is attached (a setting with no
   /// backend can't be read) and where the platform has no Observation.
@@ -105,6 +109,9 @@ class UntypedSettingStorage: @unchecked Sendable {
 
   /// Marks the setting secret (see ``isSecret``).
   final func markSecret() { isSecret = true }
+
+  /// Records the declaration's help text and accepted values (see ``annotations``).
+  final func annotate(_ annotations: SettingAnnotations) { self.annotations = annotations }
 
   // MARK: - Binding
 

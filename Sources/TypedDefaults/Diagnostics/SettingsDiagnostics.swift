@@ -22,6 +22,10 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// A stored value cannot be read as the setting's type; the default was used instead and the
     /// stored value was left untouched.
     public static let typeMismatch = Kind(rawValue: "typeMismatch")
+    /// A stored value reads as the setting's type but is not one the setting accepts: outside the
+    /// range its declaration gives, or not one of its allowed values (``Setting/init(_:default:in:secret:help:)``);
+    /// the default was used instead and the stored value was left untouched.
+    public static let valueNotAllowed = Kind(rawValue: "valueNotAllowed")
     /// A write through a property setter failed; the setting keeps its previous value.
     public static let writeFailed = Kind(rawValue: "writeFailed")
     /// A background save or flush failed; the changes stay in memory for the next attempt.

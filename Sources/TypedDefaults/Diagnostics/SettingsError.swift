@@ -64,6 +64,13 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The file was not read.
     public static let fileNotTrusted = Code(rawValue: "fileNotTrusted")
 
+    /// A value is not one the setting accepts: outside the range its declaration gives
+    /// (`@Setting(…, in: 0...1)`) or not one of its allowed values (`allowedValues:`), or, for
+    /// the `settings` tool, outside the schema written next to the store.
+    ///
+    /// Nothing was written.
+    public static let valueNotAllowed = Code(rawValue: "valueNotAllowed")
+
     /// The code's identifier.
     public var description: String { rawValue }
   }
@@ -110,7 +117,7 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
       } else {
         subject = "Cannot write a property list holding this value at '\(path ?? "?")'"
       }
-    case .readOnlyLayer, .forcedValue:
+    case .readOnlyLayer, .forcedValue, .valueNotAllowed:
       subject = "Cannot write '\(key ?? "?")'"
     case .directoryNotUsable:
       subject = "Cannot use the folder '\(path ?? "?")'"

@@ -65,8 +65,51 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
   /// read as ``valueType`` (see ``storedValue``).
   public var readsDefaultValue: Bool { setting.currentState.readsDefault }
 
+  /// The setting's help text, as declared (``Setting/help``); `nil` if none.
+  public var help: String? { setting.untypedStorage.annotations?.help }
+
+  /// The only values the setting accepts, as stored: its declaration's `allowedValues:`, or the
+  /// cases of a `CaseIterable` enum (their raw values); `nil` if it accepts any value of its type.
+  public var allowedValues: [PropertyListValue]? {
+    if let declared = setting.untypedStorage.annotations?.allowedValues { return declared }
+    return Self.cases(of: valueType)
+  }
+
+  /// The smallest value the setting accepts, as stored (`in: 0...1` gives `0.0`); `nil` if none.
+  public var minimum: PropertyListValue? { setting.untypedStorage.annotations?.minimum }
+
+  /// The largest value the setting accepts, as stored (`in: 0...1` gives `1.0`); `nil` if none.
+  public var maximum: PropertyListValue? { setting.untypedStorage.annotations?.maximum }
+
+  /// What the model declares about the setting, for exports and the `settings` tool: key, stored
+  /// shape, default (left out for a secret), help text, accepted values, and whether the backend
+  /// enforces it now (``Setting/isForced``).
+  public var schema: SettingSchema {
+    let optional = valueType is any OptionalProtocol.Type
+    let declared = valueType.storedShape
+    return SettingSchema(
+      key: key, propertyPath: propertyPath, typeName: typeName,
+      shape: declared == .any
+        ? (defaultValue.map(SettingSchema.Shape.init(of:)) ?? .any) : declared,
+      isOptional: optional, defaultValue: isSecret ? nil : defaultValue, help: help,
+      allowedValues: allowedValues, minimum: minimum, maximum: maximum, isSecret: isSecret,
+      isManaged: setting.untypedStorage.isForced)
+  }
+
+  /// The cases of a `CaseIterable` type (an optional's wrapped type's), as stored.
+  private static func cases(of type: any SettingValue.Type) -> [PropertyListValue]? {
+    let unwrapped: Any.Type = (type as? any OptionalProtocol.Type)?.wrappedType ?? type
+    guard let iterable = unwrapped as? any CaseIterable.Type else { return nil }
+    func values<T: CaseIterable>(_: T.Type) -> [PropertyListValue] {
+      T.allCases.compactMap { try? ($0 as? any SettingValue)?.propertyListValue() }
+    }
+    return values(iterable)
+  }
+
   /// `key: Type = value`, followed by `(default)` when nothing is stored, or
-  /// `(default; the stored … can't be read)` when what is stored can't be read as the type.
+  /// `(default; the stored … can't be read)` when what is stored can't be read as the type; then
+  /// what the setting accepts, if its declaration says (`in 0.0...1.0`), and its help text after
+  /// `//`.
   public var description: String {
     let state = setting.currentState
     let marker: String
@@ -76,6 +119,11 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
     } else {
       marker = state.readsDefault ? " (default)" : ""
     }
-    return "\(key): \(typeName) = \(state.description)\(marker)"
+    var line = "\(key): \(typeName) = \(state.description)\(marker)"
+    if let annotations = setting.untypedStorage.annotations {
+      if annotations.accepts != nil { line += " (\(annotations.constraintDescription))" }
+      if let help = annotations.help { line += " // \(help)" }
+    }
+    return line
   }
 }

@@ -60,6 +60,9 @@ extension SettingValue where Self: Codable {
 public protocol JSONEncodedSettingValue: SettingValue, Codable {}
 
 extension JSONEncodedSettingValue {
+  /// A string holding the JSON, for schemas.
+  public static var storedShape: SettingSchema.Shape { .string(format: nil) }
+
   /// Decodes the value from a JSON string (or JSON data).
   ///
   /// - Parameter propertyListValue: The stored value.

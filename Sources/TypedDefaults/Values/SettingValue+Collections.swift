@@ -3,6 +3,9 @@
 // MARK: - Optional
 
 extension Optional: SettingValue where Wrapped: SettingValue {
+  /// The wrapped type's shape (nothing is stored for `nil`), for schemas.
+  public static var storedShape: SettingSchema.Shape { Wrapped.storedShape }
+
   /// Reads the stored value as `Wrapped`; `nil` (a failed read) if it can't be.
   ///
   /// A missing key never reaches this initializer: the setting shows its default, which for
@@ -40,6 +43,9 @@ extension Optional: SettingValue where Wrapped: SettingValue {
 // MARK: - Array
 
 extension Array: SettingValue where Element: SettingValue {
+  /// An array of the elements' shape, for schemas.
+  public static var storedShape: SettingSchema.Shape { .array(of: Element.storedShape) }
+
   /// Reads an array whose every element reads as `Element`; one element that doesn't makes the
   /// whole read fail (the setting then shows its default).
   ///
@@ -95,6 +101,9 @@ extension Array: SettingValue where Element: SettingValue {
 // MARK: - Dictionary
 
 extension Dictionary: SettingValue where Key == String, Value: SettingValue {
+  /// A dictionary of the values' shape, for schemas.
+  public static var storedShape: SettingSchema.Shape { .dictionary(of: Value.storedShape) }
+
   /// Reads a dictionary whose every value reads as `Value`; one value that doesn't makes the
   /// whole read fail (the setting then shows its default).
   ///
@@ -149,6 +158,9 @@ extension Dictionary: SettingValue where Key == String, Value: SettingValue {
 // MARK: - RawRepresentable
 
 extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
+  /// The raw value's shape, for schemas.
+  public static var storedShape: SettingSchema.Shape { RawValue.storedShape }
+
   /// Says which raw value was found, or why it isn't a `RawValue`.
   ///
   /// - Parameter value: The stored value that could not be read.

@@ -7,6 +7,9 @@
 // shows its default and reports why.
 
 extension Range: SettingValue where Bound: SettingValue {
+  /// An array of the bounds' shape (`[lowerBound, upperBound]`), for schemas.
+  public static var storedShape: SettingSchema.Shape { .array(of: Bound.storedShape) }
+
   /// Reads a two-element array `[lowerBound, upperBound]` whose elements read as `Bound`, with
   /// `lowerBound <= upperBound` (equal bounds are the empty range).
   ///
@@ -37,6 +40,9 @@ extension Range: SettingValue where Bound: SettingValue {
 }
 
 extension ClosedRange: SettingValue where Bound: SettingValue {
+  /// An array of the bounds' shape (`[lowerBound, upperBound]`), for schemas.
+  public static var storedShape: SettingSchema.Shape { .array(of: Bound.storedShape) }
+
   /// Reads a two-element array `[lowerBound, upperBound]` whose elements read as `Bound`, with
   /// `lowerBound <= upperBound` (equal bounds are the one-element range).
   ///

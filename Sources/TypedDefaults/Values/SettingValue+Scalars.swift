@@ -10,6 +10,9 @@ import Foundation
 // MARK: - Bool
 
 extension Bool: SettingValue {
+  /// A bool, for schemas.
+  public static var storedShape: SettingSchema.Shape { .bool }
+
   /// Reads a bool; the integers 1 and 0 and the reals 1.0 and 0.0; and the strings `YES`, `true`,
   /// `1`, `NO`, `false`, `0` in any case, as `UserDefaults.bool(forKey:)` reads them.
   ///
@@ -62,6 +65,9 @@ extension Bool: SettingValue {
 // Constrained to Codable as well, so that it is more specific than the Codable default (every
 // standard integer type is both).
 extension SettingValue where Self: FixedWidthInteger & Codable {
+  /// An integer, for schemas.
+  public static var storedShape: SettingSchema.Shape { .integer }
+
   /// Reads an integer that fits this type; a real with no fractional part that fits; a bool as 1
   /// or 0; or a string holding only a decimal integer that fits.
   ///
@@ -134,6 +140,9 @@ extension UInt64: SettingValue {}
 // MARK: - Floating point
 
 extension Double: SettingValue {
+  /// A real, for schemas.
+  public static var storedShape: SettingSchema.Shape { .real }
+
   /// Reads a real; an integer that a `Double` represents exactly (42 reads as 42.0, 2⁵³ + 1 does
   /// not read); a bool as 1.0 or 0.0; or a string holding only a number.
   ///
@@ -182,6 +191,9 @@ extension Double: SettingValue {
 }
 
 extension Float: SettingValue {
+  /// A real, for schemas.
+  public static var storedShape: SettingSchema.Shape { .real }
+
   /// Reads a real, rounded to the nearest `Float` (a `Float` setting's own writes read back
   /// bit-for-bit; a finite real beyond `Float`'s range does not read); an integer a `Float`
   /// represents exactly; a bool as 1.0 or 0.0; or a string holding only a number.
@@ -236,6 +248,9 @@ extension Float: SettingValue {
 // MARK: - String
 
 extension String: SettingValue {
+  /// A string, for schemas.
+  public static var storedShape: SettingSchema.Shape { .string(format: nil) }
+
   /// Reads a string, or an integer as its decimal digits (a real, a bool or a date does not read:
   /// their text forms are ambiguous).
   ///
@@ -269,6 +284,9 @@ extension String: SettingValue {
 // MARK: - Date and Data
 
 extension Date: SettingValue {
+  /// A date, for schemas.
+  public static var storedShape: SettingSchema.Shape { .date }
+
   /// Reads a date, and nothing else.
   ///
   /// - Parameter propertyListValue: The stored value.
@@ -297,6 +315,9 @@ extension Date: SettingValue {
 }
 
 extension Data: SettingValue {
+  /// Data, for schemas.
+  public static var storedShape: SettingSchema.Shape { .data }
+
   /// Reads data, and nothing else.
   ///
   /// - Parameter propertyListValue: The stored value.
@@ -324,6 +345,9 @@ extension Data: SettingValue {
 // MARK: - URL
 
 extension URL: SettingValue {
+  /// A string holding an absolute URL, for schemas.
+  public static var storedShape: SettingSchema.Shape { .string(format: .url) }
+
   /// Reads a string holding a URL (`https://…`, `file:///…`, or one without a scheme, such as
   /// `www.example.com`, read back as `URL(string:)` gives it, so what was written reads back
   /// equal), or an absolute file path (`/…`, or `~/…` relative to the home directory), as

@@ -1,6 +1,9 @@
 // Set: stored as a property-list array, in a canonical order.
 
 extension Set: SettingValue where Element: SettingValue {
+  /// An array of the elements' shape, for schemas.
+  public static var storedShape: SettingSchema.Shape { .array(of: Element.storedShape) }
+
   /// Reads an array whose every element reads as `Element`, in any order; an element stored twice
   /// counts once.
   ///

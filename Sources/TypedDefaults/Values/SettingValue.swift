@@ -105,6 +105,15 @@ public protocol SettingValue: Sendable {
   /// - Parameter value: The stored value that could not be read.
   /// - Returns: A one-line reason, or `nil`.
   static func readFailureReason(for value: PropertyListValue) -> String?
+
+  /// The shape of the property-list value this type stores, for schemas (``SettingsSchema``):
+  /// `Int` stores an ``SettingSchema/Shape/integer``, `URL` a ``SettingSchema/Shape/string(format:)``
+  /// with the URL format, `[String]` an ``SettingSchema/Shape/array(of:)`` of strings.
+  ///
+  /// The default, ``SettingSchema/Shape/any``, says nothing; a schema then takes the shape of the
+  /// setting's default value. Every type the library conforms says what it stores; a type of your
+  /// own can (`static var storedShape: SettingSchema.Shape { .string(format: nil) }`).
+  static var storedShape: SettingSchema.Shape { get }
 }
 
 extension SettingValue {
@@ -113,6 +122,9 @@ extension SettingValue {
   /// - Parameter value: The stored value that could not be read.
   /// - Returns: `nil`.
   public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
+
+  /// ``SettingSchema/Shape/any``: the type doesn't say what it stores.
+  public static var storedShape: SettingSchema.Shape { .any }
 
   /// A short name of the type for diagnostics, as it is spelled in code: `Int`, `[String]`.
   static var typeName: String { TypeNames.sugared(Self.self) }

@@ -1,0 +1,44 @@
+/// What a setting's declaration adds beyond its key and default: help text and the values it
+/// accepts (a range, a list of allowed values), with the check that enforces them.
+///
+/// Made once, by the ``Setting`` initializer that takes them, before the setting can be shared,
+/// and never changed: a setting declared without them has none, and its reads never look further
+/// than the `nil` reference.
+// @unchecked Sendable: every field is immutable and `accepts` is a `@Sendable` closure.
+@usableFromInline
+final class SettingAnnotations: @unchecked Sendable {
+  /// The help text, `nil` if none.
+  let help: String?
+  /// The only values accepted, as stored, if only some are.
+  let allowedValues: [PropertyListValue]?
+  /// The smallest value accepted, as stored, if bounded below.
+  let minimum: PropertyListValue?
+  /// The largest value accepted, as stored, if bounded above.
+  let maximum: PropertyListValue?
+  /// Whether a value of the setting's type is accepted (the typed form of the constraint, which
+  /// compares as the type does); `nil` when every value is.
+  let accepts: (@Sendable (Any) -> Bool)?
+
+  init(
+    help: String?, allowedValues: [PropertyListValue]? = nil, minimum: PropertyListValue? = nil,
+    maximum: PropertyListValue? = nil, accepts: (@Sendable (Any) -> Bool)? = nil
+  ) {
+    self.help = help
+    self.allowedValues = allowedValues
+    self.minimum = minimum
+    self.maximum = maximum
+    self.accepts = accepts
+  }
+
+  /// What the constraint says, for messages: `in 0.0...1.0`, `one of "aac", "opus"`.
+  var constraintDescription: String {
+    let bounds = SettingSchema(
+      key: "", typeName: "", shape: .any, allowedValues: allowedValues, minimum: minimum,
+      maximum: maximum)
+    if let allowedValues {
+      return "one of \(allowedValues.map { "\($0)" }.joined(separator: ", "))"
+    }
+    return bounds.rangeDescription.map { $0.hasPrefix("≥") || $0.hasPrefix("≤") ? $0 : "in \($0)" }
+      ?? "any value"
+  }
+}

@@ -1,0 +1,218 @@
+// Help text and the values a setting accepts: a range (`in: 0...1`) or a list of allowed values.
+// What the declaration gives is enforced by the setting (a write outside is refused, a stored value
+// outside reads as the default with a diagnostic) and described by its ``SettingDescriptor`` and
+// the model's ``SettingsSchema``.
+
+extension Setting {
+  /// Records help text and accepted values, if there are any, before the setting can be shared.
+  func annotate(
+    help: String?, allowedValues: [PropertyListValue]? = nil, minimum: Value? = nil,
+    maximum: Value? = nil, accepts: (@Sendable (Value) -> Bool)? = nil
+  ) {
+    guard help != nil || accepts != nil else { return }
+    var untypedCheck: (@Sendable (Any) -> Bool)?
+    if let accepts {
+      untypedCheck = { value in
+        guard let value = value as? Value else { return false }
+        return accepts(value)
+      }
+    }
+    let lower: PropertyListValue? = minimum.flatMap { try? $0.propertyListValue() }
+    let upper: PropertyListValue? = maximum.flatMap { try? $0.propertyListValue() }
+    storage.annotate(
+      SettingAnnotations(
+        help: help, allowedValues: allowedValues, minimum: lower, maximum: upper,
+        accepts: untypedCheck))
+  }
+
+  /// The setting's help text, as declared (`help: "Playback volume, 0 to 1."`); `nil` if none.
+  ///
+  /// Shown by ``SettingDescriptor/description``, every export of the model's ``SettingsSchema``,
+  /// and the `settings` tool where the app wrote its schema next to the store.
+  public var help: String? { storage.annotations?.help }
+}
+
+extension Setting where Value: Comparable {
+  // MARK: - Declaring a setting with a range
+
+  /// Declares a setting that accepts only values in a range, with its default as the property's
+  /// initial value: `@Setting("volume", in: 0...1, help: "Playback volume.") var volume = 0.8`.
+  ///
+  /// The range is enforced as the type compares (`Comparable`): ``set(_:)`` throws
+  /// ``SettingsError/Code/valueNotAllowed`` for a value outside it, and an assignment of one
+  /// reports a ``SettingsDiagnostic/Kind/writeFailed`` diagnostic, storing nothing in either
+  /// case; a stored value outside it (written by another process, or before the range was
+  /// declared) reads as the default, reported once as a
+  /// ``SettingsDiagnostic/Kind/valueNotAllowed`` diagnostic, and is left untouched. The default
+  /// is what the setting reads while nothing acceptable is stored, in the range or not. The range
+  /// appears as `minimum` and `maximum` in the model's ``SettingsSchema``.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no acceptable value is stored.
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - range: The values accepted, bounds included.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    wrappedValue: Value, _ key: String? = nil, in range: ClosedRange<Value>, secret: Bool = false,
+    help: String? = nil
+  ) {
+    self.init(wrappedValue: wrappedValue, key, secret: secret)
+    annotate(
+      help: help, minimum: range.lowerBound, maximum: range.upperBound,
+      accepts: { range.contains($0) })
+  }
+
+  /// Declares a setting that accepts only values in a range, with an explicit default:
+  /// `@Setting("volume", default: 0.8, in: 0...1, help: "Playback volume.") var volume: Double`.
+  ///
+  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
+  /// range is enforced.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - defaultValue: The value returned while no acceptable value is stored.
+  ///   - range: The values accepted, bounds included.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    _ key: String? = nil, default defaultValue: Value, in range: ClosedRange<Value>,
+    secret: Bool = false, help: String? = nil
+  ) {
+    self.init(key, default: defaultValue, secret: secret)
+    annotate(
+      help: help, minimum: range.lowerBound, maximum: range.upperBound,
+      accepts: { range.contains($0) })
+  }
+
+  /// Declares a setting that accepts only values from a lower bound up, with its default as the
+  /// property's initial value: `@Setting("retries", in: 0...) var retries = 3`.
+  ///
+  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
+  /// range is enforced; the schema has a `minimum` only.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no acceptable value is stored.
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - range: The values accepted: the bound and above.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    wrappedValue: Value, _ key: String? = nil, in range: PartialRangeFrom<Value>,
+    secret: Bool = false, help: String? = nil
+  ) {
+    self.init(wrappedValue: wrappedValue, key, secret: secret)
+    annotate(help: help, minimum: range.lowerBound, accepts: { range.contains($0) })
+  }
+
+  /// Declares a setting that accepts only values from a lower bound up, with an explicit default:
+  /// `@Setting("retries", default: 3, in: 0...) var retries: Int`.
+  ///
+  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
+  /// range is enforced; the schema has a `minimum` only.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - defaultValue: The value returned while no acceptable value is stored.
+  ///   - range: The values accepted: the bound and above.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    _ key: String? = nil, default defaultValue: Value, in range: PartialRangeFrom<Value>,
+    secret: Bool = false, help: String? = nil
+  ) {
+    self.init(key, default: defaultValue, secret: secret)
+    annotate(help: help, minimum: range.lowerBound, accepts: { range.contains($0) })
+  }
+
+  /// Declares a setting that accepts only values up to an upper bound, with its default as the
+  /// property's initial value: `@Setting("delay", in: ...60.0) var delay = 5.0`.
+  ///
+  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
+  /// range is enforced; the schema has a `maximum` only.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no acceptable value is stored.
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - range: The values accepted: the bound and below.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    wrappedValue: Value, _ key: String? = nil, in range: PartialRangeThrough<Value>,
+    secret: Bool = false, help: String? = nil
+  ) {
+    self.init(wrappedValue: wrappedValue, key, secret: secret)
+    annotate(help: help, maximum: range.upperBound, accepts: { range.contains($0) })
+  }
+
+  /// Declares a setting that accepts only values up to an upper bound, with an explicit default:
+  /// `@Setting("delay", default: 5.0, in: ...60.0) var delay: Double`.
+  ///
+  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
+  /// range is enforced; the schema has a `maximum` only.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - defaultValue: The value returned while no acceptable value is stored.
+  ///   - range: The values accepted: the bound and below.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    _ key: String? = nil, default defaultValue: Value, in range: PartialRangeThrough<Value>,
+    secret: Bool = false, help: String? = nil
+  ) {
+    self.init(key, default: defaultValue, secret: secret)
+    annotate(help: help, maximum: range.upperBound, accepts: { range.contains($0) })
+  }
+}
+
+extension Setting where Value: Equatable {
+  // MARK: - Declaring a setting with allowed values
+
+  /// Declares a setting that accepts only some values, with its default as the property's initial
+  /// value: `@Setting("codec", allowedValues: ["aac", "opus"]) var codec = "aac"`.
+  ///
+  /// Enforced as a range is (see
+  /// ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)``): a write of
+  /// another value is refused, a stored one reads as the default with a diagnostic. The values
+  /// appear, as stored, as the `enum` of the model's ``SettingsSchema``. (An enum's cases need no
+  /// list: a stored raw value that is no case already reads as the default, and the schema of a
+  /// `CaseIterable` enum lists its cases.)
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, returned while no acceptable value is stored.
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - allowedValues: The values accepted.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    wrappedValue: Value, _ key: String? = nil, allowedValues: [Value], secret: Bool = false,
+    help: String? = nil
+  ) {
+    self.init(wrappedValue: wrappedValue, key, secret: secret)
+    annotate(
+      help: help, allowedValues: allowedValues.compactMap { try? $0.propertyListValue() },
+      accepts: { allowedValues.contains($0) })
+  }
+
+  /// Declares a setting that accepts only some values, with an explicit default:
+  /// `@Setting("codec", default: "aac", allowedValues: ["aac", "opus"]) var codec: String`.
+  ///
+  /// See ``init(wrappedValue:_:allowedValues:secret:help:)``.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - defaultValue: The value returned while no acceptable value is stored.
+  ///   - allowedValues: The values accepted.
+  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  public init(
+    _ key: String? = nil, default defaultValue: Value, allowedValues: [Value],
+    secret: Bool = false, help: String? = nil
+  ) {
+    self.init(key, default: defaultValue, secret: secret)
+    annotate(
+      help: help, allowedValues: allowedValues.compactMap { try? $0.propertyListValue() },
+      accepts: { allowedValues.contains($0) })
+  }
+}
