@@ -1,0 +1,108 @@
+import Foundation
+
+// The schema written next to a store, for the `settings` tool: `<store file>.schema.json`
+// (`data.plist.schema.json` in a LayeredPlistStore's folder, `com.example.app.plist.schema.json`
+// beside a UserDefaults suite's file on Linux).
+
+extension SettingsSchema {
+  /// The largest schema file read, in bytes (1 MiB): a schema of ten thousand settings is a tenth
+  /// of it.
+  public static let maximumFileSize = 1024 * 1024
+
+  /// Where the schema of the store kept in `storeFile` is written: the file's path with
+  /// `.schema.json` appended.
+  ///
+  /// - Parameter storeFile: The store's property-list file (a `LayeredPlistStore`'s `data.plist`,
+  ///   a `UserDefaults` suite's file).
+  /// - Returns: The schema file's URL, in the same folder.
+  public static func fileURL(nextTo storeFile: URL) -> URL {
+    storeFile.deletingLastPathComponent()
+      .appendingPathComponent(storeFile.lastPathComponent + ".schema.json")
+  }
+
+  /// Reads the schema written next to a store's file; fails (`nil`) if no schema file exists.
+  ///
+  /// - Parameter storeFile: The store's property-list file.
+  /// - Throws: ``SettingsError/Code/fileNotReadable``, ``SettingsError/Code/fileTooLarge``
+  ///   (more than ``maximumFileSize`` bytes) or ``SettingsError/Code/corruptFile`` (not a JSON
+  ///   Schema as ``init(jsonSchema:)`` reads it), each naming the schema file's path.
+  public init?(contentsOfFileNextTo storeFile: URL) throws(SettingsError) {
+    let url = Self.fileURL(nextTo: storeFile)
+    let file = PropertyListFile(url: url, maximumSize: Self.maximumFileSize)
+    guard let data = try file.readData() else { return nil }
+    do {
+      try self.init(jsonSchema: data)
+    } catch {
+      throw SettingsError(error.code, path: url.path, key: error.key, reason: error.reason)
+    }
+  }
+
+  /// Writes the schema next to a store's file (``fileURL(nextTo:)``) as JSON Schema
+  /// (``jsonSchema()``), replacing the file atomically: a reader sees the old schema or the new
+  /// one, never part of one.
+  ///
+  /// - Parameter storeFile: The store's property-list file; its folder must exist.
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the schema file's path and the cause.
+  public func write(nextTo storeFile: URL) throws(SettingsError) {
+    try AtomicFile.replace(Self.fileURL(nextTo: storeFile), with: jsonSchema())
+  }
+
+  /// This schema with the settings of `other` added, replacing those with the same keys; the
+  /// title stays this one's.
+  ///
+  /// - Parameter other: The schema whose settings are added.
+  /// - Returns: The merged schema.
+  public func merging(_ other: SettingsSchema) -> SettingsSchema {
+    SettingsSchema(title: title, settings: settings + other.settings)
+  }
+}
+
+extension SettingsContainer {
+  /// Writes the model's ``schema`` next to its backend's store file, so that the `settings` tool
+  /// checks what it writes against the declared types and ranges and shows help texts and
+  /// declared defaults.
+  ///
+  /// The settings of other models already in the file (a library's, sharing the app's store) are
+  /// kept; this model's replace their earlier entries. Keys the model no longer declares stay in
+  /// the file until it is removed. Under a ``ScopedBackend`` view, keys are written with the
+  /// view's prefix, as the store holds them.
+  ///
+  /// Writes the file each time it is called: call it once at launch, or when the app is built.
+  /// Thread-safe; two processes writing at once leave one of their files whole.
+  ///
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` if the backend keeps no file (an
+  ///   ``InMemoryBackend``; a ``UserDefaultsBackend`` on Apple platforms, where the system keeps
+  ///   the preferences) or the file can't be written; what ``SettingsSchema/init(contentsOfFileNextTo:)``
+  ///   throws for an existing schema file that can't be read (it is not overwritten).
+  public func writeSchema() throws(SettingsError) {
+    let settings = allSettings
+    guard let backend = settings.first?.setting.backend else { return }
+    var prefix = ""
+    var base: any SettingsBackend = backend
+    while let view = base as? ScopedBackend {
+      prefix = view.prefix + prefix
+      base = view.base
+    }
+    let storeFile: URL
+    switch base {
+    case let store as LayeredPlistStore: storeFile = store.persistentFile.url
+    case let defaults as UserDefaultsBackend:
+      guard let url = defaults.fileURL else { fallthrough }
+      storeFile = url
+    default:
+      throw SettingsError(
+        .fileNotWritable, path: nil,
+        reason: "\(base.name) keeps no file next to which a schema could be written")
+    }
+    var schema = self.schema
+    if !prefix.isEmpty {
+      schema.settings = schema.settings.map { setting in
+        var setting = setting
+        setting.key = prefix + setting.key
+        return setting
+      }
+    }
+    let merged = try SettingsSchema(contentsOfFileNextTo: storeFile)?.merging(schema) ?? schema
+    try merged.write(nextTo: storeFile)
+  }
+}

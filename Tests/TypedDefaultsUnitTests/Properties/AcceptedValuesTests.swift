@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+@testable import TypedDefaults
+
+// MARK: - Fixture models
+
+private enum Codec: String, SettingValue, CaseIterable {
+  case aac, opus
+}
+
+private struct PlaybackSettings: SettingsGroup {
+  @Setting("volume", default: 0.8, in: 0...1, help: "Playback volume, 0 to 1.") var volume: Double
+  @Setting("retries", in: 0..., help: "Retries before giving up.") var retries = 3
+  @Setting("delay", in: ...60.0) var delay = 5.0
+  @Setting("language", default: "en", allowedValues: ["en", "fr"], help: "The language.")
+  var language: String
+  @Setting("pin", default: 1234, in: 1000...9999, secret: true) var pin: Int
+  @Setting(help: "Shown once.") var welcome = true
+  @Setting("codec") var codec = Codec.aac
+  @Setting("note", help: "Free text.") var note: String?
+}
+
+/// Help text and accepted values: declared on the setting, enforced on every write and read,
+/// described by the descriptor (issue 22).
+@Suite struct AcceptedValuesTests {
+  @Test(arguments: BackendFactory.all)
+  func aWriteOutsideTheRangeIsRefusedAndStoresNothing(_ factory: BackendFactory) async throws {
+    try await factory.withBackend { backend in
+      let settings = PlaybackSettings(backend: backend)
+      settings.volume = 0.5
+      #expect(throws: SettingsError.self) { try settings.$volume.set(1.5) }
+      do throws(SettingsError) {
+        try settings.$volume.set(1.5)
+      } catch {
+        #expect(error.code == .valueNotAllowed)
+        #expect(error.key == "volume")
+        #expect(
+          error.description
+            == "Cannot write 'volume': 1.5 is not allowed: 'volume' accepts in 0.0...1.0 "
+            + "(Playback volume, 0 to 1.)")
+      }
+      let (_, diagnostics) = collectingDiagnostics { settings.volume = -0.1 }
+      #expect(diagnostics.map(\.kind) == [.writeFailed])
+      #expect(settings.volume == 0.5)
+      #expect(backend.storedValue(forKey: "volume") == .real(0.5))
+      // The bounds themselves are accepted.
+      try settings.$volume.set(1)
+      try settings.$volume.set(0)
+      #expect(backend.storedValue(forKey: "volume") == .real(0))
+    }
+  }
+
+  @Test(arguments: BackendFactory.all)
+  func aStoredValueOutsideTheRangeReadsTheDefaultReportedOnceAndIsKept(
+    _ factory: BackendFactory
+  ) async throws {
+    try await factory.withBackend { backend in
+      let settings = PlaybackSettings(backend: backend)
+      try backend.setValue(.real(7.5), forKey: "volume")
+      try backend.setValue(.integer(-1), forKey: "retries")
+      try backend.setValue(.string("de"), forKey: "language")
+      let (values, diagnostics) = collectingDiagnostics {
+        (settings.volume, settings.volume, settings.retries, settings.language)
+      }
+      #expect(values.0 == 0.8 && values.1 == 0.8 && values.2 == 3 && values.3 == "en")
+      #expect(diagnostics.map(\.kind) == [.valueNotAllowed, .valueNotAllowed, .valueNotAllowed])
+      #expect(diagnostics.map(\.key) == ["volume", "retries", "language"])
+      #expect(
+        diagnostics.first?.message
+          == "'volume' in \(backend.name) holds a real (7.5) that is not allowed (volume accepts "
+          + "in 0.0...1.0); using the default (0.8) and leaving the stored value untouched")
+      #expect(backend.storedValue(forKey: "volume") == .real(7.5))
+      // A value inside reads as itself.
+      try backend.setValue(.real(0.25), forKey: "volume")
+      #expect(settings.volume == 0.25)
+    }
+  }
+
+  @Test func aScalarReadWithNoLockChecksTheRangeToo() throws {
+    // InMemoryBackend's Int cells are read through their atomic words (LockFreeReadTests).
+    let backend = InMemoryBackend()
+    let settings = PlaybackSettings(backend: backend)
+    try backend.setValue(.integer(5), forKey: "retries")
+    #expect(settings.retries == 5)
+    try backend.setValue(.integer(-5), forKey: "retries")
+    let (value, diagnostics) = collectingDiagnostics { settings.retries }
+    #expect(value == 3)
+    #expect(diagnostics.map(\.kind) == [.valueNotAllowed])
+  }
+
+  @Test func partialRangesAndAllowedValuesAcceptWhatTheyDeclare() throws {
+    let settings = PlaybackSettings(backend: InMemoryBackend())
+    try settings.$retries.set(0)
+    try settings.$retries.set(Int.max)
+    #expect(throws: SettingsError.self) { try settings.$retries.set(-1) }
+    try settings.$delay.set(-1000)
+    try settings.$delay.set(60)
+    #expect(throws: SettingsError.self) { try settings.$delay.set(60.5) }
+    try settings.$language.set("fr")
+    #expect(throws: SettingsError.self) { try settings.$language.set("de") }
+    #expect(settings.retries == Int.max && settings.delay == 60 && settings.language == "fr")
+  }
+
+  @Test func aSecretsRefusedValueIsNotInTheError() throws {
+    let settings = PlaybackSettings(backend: InMemoryBackend())
+    do throws(SettingsError) {
+      try settings.$pin.set(12)
+      Issue.record("a PIN of 12 was stored")
+    } catch {
+      #expect(
+        error.description
+          == "Cannot write 'pin': The secret value is not allowed: 'pin' accepts in 1000...9999")
+    }
+    let backend = InMemoryBackend()
+    let stored = PlaybackSettings(backend: backend)
+    try backend.setValue(.integer(12), forKey: "pin")
+    let (_, diagnostics) = collectingDiagnostics { _ = stored.pin }
+    #expect(diagnostics.count == 1)
+    #expect(diagnostics.allSatisfy { !$0.message.contains("12") && $0.storedValue == nil })
+  }
+
+  @Test func theDescriptorShowsTheHelpTextAndWhatTheSettingAccepts() throws {
+    let settings = PlaybackSettings(backend: InMemoryBackend())
+    settings.volume = 0.5
+    let lines = settings.allSettings.map(\.description)
+    #expect(
+      lines == [
+        "volume: Double = 0.5 (in 0.0...1.0) // Playback volume, 0 to 1.",
+        "retries: Int = 3 (default) (≥ 0) // Retries before giving up.",
+        "delay: Double = 5.0 (default) (≤ 60.0)",
+        "language: String = en (default) (one of en, fr) // The language.",
+        "pin: Int = <secret> (default) (in 1000...9999)",
+        "welcome: Bool = true (default) // Shown once.",
+        "codec: Codec = aac (default)",
+        "note: String? = nil (default) // Free text.",
+      ])
+    #expect(settings.$volume.help == "Playback volume, 0 to 1.")
+    #expect(settings.$codec.help == nil)
+    let byKey = Dictionary(uniqueKeysWithValues: settings.allSettings.map { ($0.key, $0) })
+    #expect(byKey["volume"]?.minimum == .real(0) && byKey["volume"]?.maximum == .real(1))
+    #expect(byKey["retries"]?.minimum == .integer(0) && byKey["retries"]?.maximum == nil)
+    #expect(byKey["language"]?.allowedValues == ["en", "fr"])
+    // A CaseIterable enum lists its cases, as stored.
+    #expect(byKey["codec"]?.allowedValues == ["aac", "opus"])
+    #expect(byKey["welcome"]?.allowedValues == nil)
+  }
+
+  @Test func aSettingDeclaredWithoutThemHasNoAnnotations() {
+    let settings = AllTypesSettings(backend: InMemoryBackend())
+    #expect(settings.allSettings.allSatisfy { $0.help == nil && $0.minimum == nil })
+    #expect(settings.$int.storage.annotations == nil)
+  }
+}
