@@ -112,6 +112,17 @@ enum SettingsValidation {
       keys[baseKey] = ("\(typeName).\(descriptor.propertyPath)", descriptor.typeName)
       declared[baseKey] = DeclaredKey(
         isSecret: descriptor.isSecret, valueType: descriptor.valueType)
+      if let problem = defaultProblem(of: descriptor) {
+        diagnostics.append(
+          (
+            "default \(typeName).\(descriptor.propertyPath)",
+            SettingsDiagnostic(
+              kind: .valueNotAllowed, key: descriptor.key, backend: backend.name,
+              message: "\(typeName).\(descriptor.propertyPath) (\(descriptor.typeName)) has a "
+                + "default its declaration doesn't accept: \(problem); the setting reads it while "
+                + "nothing is stored, but can't store it")
+          ))
+      }
       if let problem = problem(storing: baseKey, in: root) {
         diagnostics.append(
           (
@@ -169,6 +180,16 @@ enum SettingsValidation {
     let example = firstKey.map { " (\($0))" } ?? ""
     return "\(typeName)'s key prefix '\(prefix)' doesn't end in a separator, so it runs into its "
       + "keys\(example); end it with '.', as in '\(prefix).'"
+  }
+
+  /// Why a setting's declared default is outside its declared range or allowed values, or `nil`
+  /// if it is inside (or the setting declares neither). A secret's default is not shown.
+  static func defaultProblem(of descriptor: SettingDescriptor) -> String? {
+    guard let annotations = descriptor.setting.untypedStorage.annotations,
+      annotations.accepts != nil, let value = descriptor.defaultValue,
+      let problem = descriptor.schema.problem(with: value)
+    else { return nil }
+    return descriptor.isSecret ? "the secret default is not allowed" : problem
   }
 
   /// Why `backend` can't store `key`, or `nil` if it can: no backend stores an empty key, and a

@@ -147,6 +147,24 @@ private struct PlaybackSettings: SettingsGroup {
     #expect(byKey["welcome"]?.allowedValues == nil)
   }
 
+  @Test func aDefaultOutsideTheDeclaredRangeIsReportedWhenTheModelIsFirstBound() {
+    struct Mistaken: SettingsGroup {
+      @Setting("level", default: 11, in: 0...10) var level: Int
+      @Setting("mode", default: "x", allowedValues: ["a", "b"]) var mode: String
+      @Setting("fine", default: 5, in: 0...10) var fine: Int
+    }
+    let (settings, diagnostics) = collectingDiagnostics { Mistaken(backend: InMemoryBackend()) }
+    #expect(
+      diagnostics.map(\.message) == [
+        "Mistaken.level (Int) has a default its declaration doesn't accept: 11 is greater than "
+          + "the maximum, 10; the setting reads it while nothing is stored, but can't store it",
+        "Mistaken.mode (String) has a default its declaration doesn't accept: x is not one of the "
+          + "allowed values (a, b); the setting reads it while nothing is stored, but can't store it",
+      ])
+    #expect(diagnostics.map(\.kind) == [.valueNotAllowed, .valueNotAllowed])
+    #expect(settings.level == 11)
+  }
+
   @Test func aSettingDeclaredWithoutThemHasNoAnnotations() {
     let settings = AllTypesSettings(backend: InMemoryBackend())
     #expect(settings.allSettings.allSatisfy { $0.help == nil && $0.minimum == nil })
