@@ -12,7 +12,8 @@ import TypedDefaults
 ///   whitespace, or starts with `-`, an option), and names the store the app keeps under it:
 ///   the `LayeredPlistStore` in `StandardLocation.data`'s folder for the name, if that folder
 ///   holds its `data.plist` or the store's record of its layers (`data.plist.layers`), or else
-///   the `UserDefaults` suite of that name, if its file exists, or else that folder if it
+///   the `UserDefaults` suite of that name, if its file (or the schema an app wrote beside it)
+///   exists, or else that folder if it
 ///   exists (an app opened its store there and hasn't saved yet). Both a store and a suite is
 ///   an error listing them; neither is a domain that doesn't exist, which a write can't create
 ///   without `--store layered` or `--store defaults` saying which. ``StoreChoice`` settles
@@ -309,7 +310,11 @@ struct Domain {
       break
     }
     let isLayered = LayeredFiles.holdsStore(folder)
-    let isSuite = FileManager.default.fileExists(atPath: suite.path)
+    // The app's schema beside the suite's file names the suite too: the app wrote it before its
+    // first save.
+    let isSuite = [suite, SettingsSchema.fileURL(nextTo: suite)].contains {
+      FileManager.default.fileExists(atPath: $0.path)
+    }
     switch (isLayered, isSuite) {
     case (true, true):
       throw Failure.usage(

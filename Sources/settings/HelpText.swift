@@ -4,7 +4,7 @@ enum HelpText {
   static let commands: [any Command.Type] = [
     ReadCommand.self, ReadTypeCommand.self, WriteCommand.self, DeleteCommand.self,
     DomainsCommand.self, ListCommand.self, ExportCommand.self, ImportCommand.self,
-    ExplainCommand.self, WatchCommand.self, HelpCommand.self,
+    ExplainCommand.self, WatchCommand.self, SchemaCommand.self, HelpCommand.self,
   ]
 
   /// The verb's command, if there is one.
@@ -45,11 +45,18 @@ enum HelpText {
       control characters escaped (ESC as \\u{1B}); problems the library recovers from are
       "settings: warning: <message>".
 
-      Secrets: values print as they are stored, those an app declares secret: true included.
-      The tool runs without the app's models, so nothing tells it which keys are secret; it reads
-      only files you can already read (a store's files are yours alone, mode 0600). But a store
-      folder's layer the app marks as holding secrets (a Secret mount) shows <secret> for its
-      values in read, explain and watch; export copies them as they are.
+      Schemas: where the app wrote its schema next to the store (try model.writeSchema()),
+      write and import refuse a value that doesn't fit a key's declared type, range or allowed
+      values, naming the key, the reason and its help text (exit status 1); read and explain
+      show help texts and the declared defaults of keys with no stored value; `settings schema`
+      prints it. Without one, nothing changes.
+
+      Secrets: values print as they are stored, unless the app's schema declares the key
+      secret: true (then read, explain and watch show <secret>). Without a schema the tool runs
+      without the app's models, so nothing tells it which keys are secret; it reads only files
+      you can already read (a store's files are yours alone, mode 0600). A store folder's layer
+      the app marks as holding secrets (a Secret mount) shows <secret> for its values in read,
+      explain and watch too; export copies every value as it is.
 
       Differences from defaults: no -g, -app or -currentHost; read needs a domain; import merges
       rather than replaces; containers in a dictionary are indented evenly (defaults prints

@@ -38,6 +38,31 @@ enum OldStylePlist {
     return output
   }
 
+  /// A dictionary as ``render(_:)`` prints it, with old-style comments: a line `// <above>`
+  /// before an entry, and ` // <after>` at the end of its last line, where `notes` gives them.
+  ///
+  /// The comments are what `read` adds from a schema (help texts, declared defaults); the text
+  /// still reads as a property list. A comment is one line: control characters are escaped.
+  ///
+  /// - Parameters:
+  ///   - entries: The dictionary.
+  ///   - notes: The comments of an entry, by key; `nil` for none.
+  /// - Returns: The text, without a final newline.
+  static func render(
+    _ entries: [String: PropertyListValue],
+    notes: (String) -> (above: String?, after: String?)
+  ) -> String {
+    var output = "{\n"
+    for (key, element) in sortedEntries(entries) {
+      let (above, after) = notes(key)
+      if let above { output += "    // " + TerminalText.escaping(above) + "\n" }
+      output += "    " + quotedIfNeeded(key) + " = "
+      append(element, level: 1, to: &output)
+      output += ";" + (after.map { " // " + TerminalText.escaping($0) } ?? "") + "\n"
+    }
+    return output + "}"
+  }
+
   /// The value on one line, as in a container: `(a, "b c")`, `{k = v; n = 1;}`.
   static func inline(_ value: PropertyListValue) -> String {
     switch value {

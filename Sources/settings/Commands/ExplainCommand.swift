@@ -30,6 +30,16 @@ enum ExplainCommand: Command {
       Theme
         file        /home/ada/config.plist  dark   <- wins (its only layer)
 
+    Where the app wrote its schema next to the store (try model.writeSchema(): see `settings
+    write --help`), the first line adds the key's declaration and help text, and a last row, the
+    schema's, shows the declared default, which wins when no layer holds the key; a secret's
+    values show as <secret>:
+
+      volume (Double, 0.0...1.0): Playback volume, 0 to 1.
+        persistent  data.plist              -
+        bundled     Info.plist              -
+        declared    data.plist.schema.json  0.8   <- wins (declared default)
+
     Values print on one line, in old-style plist syntax.
     Errors: a key no layer holds: settings: The domain/default pair of (<domain>, <key>) does not
     exist
@@ -43,14 +53,18 @@ enum ExplainCommand: Command {
     let domain = try arguments.domain()
     let key = try arguments.required("key")
     try arguments.finish()
+    let setting = try domain.schema()?[key]
+    let secret = LayeredPlistStore.Provenance.secretPlaceholder
     var rows: [(layer: String, file: String, value: String, mark: String)] = []
+    var isHeld = true
     switch domain.kind {
     case .layered(let files):
       guard let store = try domain.openLayeredStore() else { throw Failure.missingDomain(domain) }
       let provenance = store.explain(key)
-      guard let source = provenance.source else {
+      if provenance.source == nil, setting == nil {
         throw Failure.missingKey(key, in: domain, invisibleLayers: files.invisibleLayers)
       }
+      isHeld = provenance.source != nil
       // The runtime layer is this process's own, always empty here.
       for entry in files.layers where entry.layer != .runtime {
         let layer = entry.layer
@@ -59,14 +73,13 @@ enum ExplainCommand: Command {
           shown = "(not visible to the tool)"
         } else if let value = provenance.values[layer] {
           shown =
-            provenance.hidesValue(in: layer)
-            ? LayeredPlistStore.Provenance.secretPlaceholder
-            : OldStylePlist.inline(value)
+            provenance.hidesValue(in: layer) || setting?.isSecret == true
+            ? secret : OldStylePlist.inline(value)
         } else {
           shown = store.layersLoadedFromDisk.contains(layer) ? "-" : "(no file)"
         }
         var mark =
-          layer != source
+          layer != provenance.source
           ? ""
           : provenance.forcedBy == layer ? "   <- wins (\(layer): can't be changed)" : "   <- wins"
         // What the layer's source says of itself: a fleet source offline.
@@ -79,28 +92,54 @@ enum ExplainCommand: Command {
             Output.escapingControlCharacters(mark)
           ))
       }
-    case .file(let url):
-      let value = try ReadCommand.value(of: key, in: domain)
-      rows.append(("file", url.path, OldStylePlist.inline(value), "   <- wins (its only layer)"))
-    case .suite(let suite):
-      let value = try ReadCommand.value(of: key, in: domain)
-      rows.append(
-        (
-          "suite", Domain.suiteFile(suite).path, OldStylePlist.inline(value),
-          "   <- wins (its only layer)"
-        ))
+    case .file, .suite:
+      let layer: String
+      let file: String
+      if case .file(let url) = domain.kind {
+        (layer, file) = ("file", url.path)
+      } else {
+        (layer, file) = ("suite", domain.storeFile?.path ?? "")
+      }
+      var value: PropertyListValue?
+      do {
+        value = try ReadCommand.value(of: key, in: domain)
+      } catch {
+        // A key the schema declares is explained with its declared default.
+        guard setting != nil, try domain.exists() else { throw error }
+      }
+      isHeld = value != nil
+      let shown = value.map { setting?.isSecret == true ? secret : OldStylePlist.inline($0) }
+      rows.append((layer, file, shown ?? "-", isHeld ? "   <- wins (its only layer)" : ""))
     case .unresolved:
       throw Failure.missingDomain(domain)
     }
+    var header = key
+    if let setting {
+      rows.append(declaredRow(setting, label: domain.schemaLabel, wins: !isHeld))
+      header += " (\(SchemaCheck.declaration(of: setting)))"
+      if let help = setting.help { header += ": \(help)" }
+    }
     let layerWidth = max(11, (rows.map(\.layer.count).max() ?? 0) + 1)
     let fileWidth = rows.map(\.file.count).max() ?? 0
-    var text = key + "\n"
+    var text = Output.escapingControlCharacters(header) + "\n"
     for row in rows {
       text +=
         "  " + row.layer.padded(to: layerWidth) + " " + row.file.padded(to: fileWidth) + "  "
         + row.value + row.mark + "\n"
     }
     try Output.write(text)
+  }
+
+  /// The row of the schema's declaration: the declared default (`<secret>` for a secret's, `-`
+  /// for none), which wins when no layer holds the key.
+  private static func declaredRow(
+    _ setting: SettingSchema, label: String, wins: Bool
+  ) -> (layer: String, file: String, value: String, mark: String) {
+    let value = setting.defaultValue.map {
+      setting.isSecret ? LayeredPlistStore.Provenance.secretPlaceholder : OldStylePlist.inline($0)
+    }
+    let mark = wins && value != nil ? "   <- wins (declared default)" : ""
+    return ("declared", Output.escapingControlCharacters(label), value ?? "-", mark)
   }
 }
 

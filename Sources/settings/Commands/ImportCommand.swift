@@ -27,6 +27,10 @@ enum ImportCommand: Command {
     Standard input, like a file, may hold at most 16 MiB (\(PropertyListFile.defaultMaximumSize)
     bytes); reading stops past that, and the import fails, naming <stdin>, with nothing changed.
 
+    Where the app wrote its schema next to the store (see `settings write --help`), every value
+    is checked first: if any doesn't fit its key's declaration, the import fails (exit status 1)
+    naming each such key, its reason and help text, and nothing is changed.
+
     Examples:
       settings import com.example.app backup.plist
       settings export com.example.app - | settings import ./copy.plist -
@@ -41,6 +45,16 @@ enum ImportCommand: Command {
       throw Failure.usage("import: the file path is empty; usage: settings \(synopsis)")
     }
     let entries = try read(source)
+    if let schema = try domain.schema() {
+      let problems = entries.sorted { $0.key < $1.key }.compactMap { key, value in
+        SchemaCheck.problem(with: value, forKey: key, in: schema)
+      }
+      if !problems.isEmpty {
+        let name = source == "-" ? standardInputName : source
+        throw Failure(
+          "Cannot import \(name): \(problems.joined(separator: "; ")); nothing was changed")
+      }
+    }
     let target = try domain.openForWriting()
     for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
       try target.setValue(value, forKey: key)

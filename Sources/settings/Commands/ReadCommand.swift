@@ -33,6 +33,21 @@ enum ReadCommand: Command {
     `defaults read` with no domain prints every domain; settings needs one (list them with
     `settings domains`).
 
+    Where the app wrote its schema next to the store (try model.writeSchema(): see `settings
+    write --help`), the domain's keys come with what it declares: each key's help text in a
+    comment above it, the declared keys with no stored value at their declared default (marked
+    so), a stored value that doesn't fit its declaration marked too, and a secret's value as
+    <secret>; the text still reads as a property list:
+
+      {
+          // Whether the next item starts on its own.
+          autoplay = 1; // declared default
+          // Playback volume, 0 to 1.
+          volume = "0.6";
+      }
+
+    One key's value prints as it is, or its declared default as `0.8 (declared default)`.
+
     Errors: a key the domain lacks:
       settings: The domain/default pair of (<domain>, <key>) does not exist
     and a domain that doesn't exist: settings: Domain <domain> does not exist
@@ -54,15 +69,72 @@ enum ReadCommand: Command {
     let domain = try arguments.domain()
     let key = arguments.next()
     try arguments.finish()
+    let schema = try domain.schema()
     guard let key else {
       guard let root = try domain.readRoot(hidingSecrets: true) else {
         throw Failure.missingDomain(domain)
       }
-      return try Output.write(OldStylePlist.render(root) + "\n")
+      guard let schema, case .dictionary(let entries) = root else {
+        return try Output.write(OldStylePlist.render(root) + "\n")
+      }
+      return try Output.write(render(entries, with: schema) + "\n")
     }
+    guard let values = try domain.readValues(hidingSecrets: true) else {
+      throw Failure.missingDomain(domain)
+    }
+    var value = values[key]
+    var note = ""
+    if let setting = schema?[key] {
+      if value != nil, setting.isSecret {
+        value = .string(LayeredPlistStore.Provenance.secretPlaceholder)
+      } else if value == nil, let declared = declaredDefault(setting) {
+        (value, note) = (declared, " (declared default)")
+      }
+    }
+    guard let value else { throw missingKey(key, in: domain) }
     // As it is, but for control characters: a stored escape sequence never reaches the terminal.
-    let rendered = OldStylePlist.render(try value(of: key, in: domain, hidingSecrets: true))
-    try Output.write(Output.escapingControlCharacters(rendered, keepingLinesAndTabs: true) + "\n")
+    let rendered = OldStylePlist.render(value)
+    try Output.write(
+      Output.escapingControlCharacters(rendered, keepingLinesAndTabs: true) + note + "\n")
+  }
+
+  /// A domain's keys and values with what its schema says of them: each declared key's help text
+  /// in a comment above it, the keys with no stored value at their declared default, marked
+  /// `// declared default`, and a secret's value as `<secret>`.
+  private static func render(
+    _ stored: [String: PropertyListValue], with schema: SettingsSchema
+  ) -> String {
+    var entries = stored
+    for setting in schema.settings {
+      if setting.isSecret, entries[setting.key] != nil {
+        entries[setting.key] = .string(LayeredPlistStore.Provenance.secretPlaceholder)
+      } else if entries[setting.key] == nil, let declared = declaredDefault(setting) {
+        entries[setting.key] = declared
+      }
+    }
+    return OldStylePlist.render(entries) { key in
+      (schema[key]?.help, note(on: stored[key], of: schema[key]))
+    }
+  }
+
+  /// What `read` says after a declared key's entry: that it is the declared default, or that
+  /// the stored value doesn't fit the declaration (so the app reads its default instead).
+  private static func note(on stored: PropertyListValue?, of setting: SettingSchema?) -> String? {
+    guard let stored else { return "declared default" }
+    // A secret layer's value is already <secret>: nothing to check.
+    guard let setting, stored != .string(LayeredPlistStore.Provenance.secretPlaceholder),
+      let problem = setting.problem(with: stored)
+    else { return nil }
+    return setting.isSecret
+      ? "doesn't fit its declaration; the app reads its default"
+      : "doesn't fit: \(problem); the app reads its default"
+  }
+
+  /// What a key with no stored value reads, as the schema declares it: its default, or
+  /// `<secret>` for a secret's; `nil` for none (an optional setting, a computed default).
+  private static func declaredDefault(_ setting: SettingSchema) -> PropertyListValue? {
+    guard let value = setting.defaultValue else { return nil }
+    return setting.isSecret ? .string(LayeredPlistStore.Provenance.secretPlaceholder) : value
   }
 
   /// A key's value in a domain (for a layered store, the value that wins).
@@ -81,13 +153,15 @@ enum ReadCommand: Command {
     guard let values = try domain.readValues(hidingSecrets: hidingSecrets) else {
       throw Failure.missingDomain(domain)
     }
-    guard let value = values[key] else {
-      guard case .layered(let files) = domain.kind else {
-        throw Failure.missingKey(key, in: domain)
-      }
-      throw Failure.missingKey(key, in: domain, invisibleLayers: files.invisibleLayers)
-    }
+    guard let value = values[key] else { throw missingKey(key, in: domain) }
     return value
+  }
+
+  /// `defaults`' message for a key the domain lacks; for a store folder, naming the layers the
+  /// tool can't see.
+  static func missingKey(_ key: String, in domain: Domain) -> Failure {
+    guard case .layered(let files) = domain.kind else { return Failure.missingKey(key, in: domain) }
+    return Failure.missingKey(key, in: domain, invisibleLayers: files.invisibleLayers)
   }
 }
 

@@ -34,7 +34,7 @@ enum WatchCommand: Command {
     folder, a change to data.plist or to any layer the app's store recorded is seen: its
     delivered and bundled files (wherever --delivered and --bundled put them), a mounted folder
     (a Kubernetes ..data swap included), a managed file; a layer holding secrets shows <secret>
-    for both values. A file or folder that doesn't exist yet is fine: its changes
+    for both values, as does a key the app's schema declares secret (see `settings write --help`). A file or folder that doesn't exist yet is fine: its changes
     are seen once it is created. A file that becomes unreadable is reported as a warning and the
     last values are kept.
 
@@ -84,7 +84,8 @@ enum WatchCommand: Command {
         "watch: \(domain.name) names no store yet; say which to watch with --store layered or "
           + "--store defaults before the name")
     }
-    let printer = ChangePrinter(store: store, showsLayer: layered)
+    let secrets = Set(try domain.schema()?.settings.filter(\.isSecret).map(\.key) ?? [])
+    let printer = ChangePrinter(store: store, showsLayer: layered, declaredSecrets: secrets)
     let token =
       keys.isEmpty
       ? store.observeAllKeys { printer.print($0) } : store.observe(keys: keys) { printer.print($0) }
@@ -123,8 +124,9 @@ enum WatchCommand: Command {
 
 /// Prints changes, one line each, remembering each key's last value to show the old one.
 ///
-/// A value that comes from a layer holding secrets prints as `<secret>`, as `explain` shows it;
-/// so does the old value of a key whose last value came from one.
+/// A value that comes from a layer holding secrets, or of a key the domain's schema declares
+/// secret, prints as `<secret>`, as `explain` shows it; so does the old value of a key whose last
+/// value was one.
 private final class ChangePrinter: Sendable {
   /// Each key's last value, and the keys whose last value was secret.
   private struct Shown {
@@ -134,24 +136,29 @@ private final class ChangePrinter: Sendable {
 
   private let store: LayeredPlistStore
   private let showsLayer: Bool
+  private let declaredSecrets: Set<String>
   private let shown: Locked<Shown>
 
-  init(store: LayeredPlistStore, showsLayer: Bool) {
+  init(store: LayeredPlistStore, showsLayer: Bool, declaredSecrets: Set<String>) {
     self.store = store
     self.showsLayer = showsLayer
+    self.declaredSecrets = declaredSecrets
     let values = store.dictionaryRepresentation()
-    self.shown = Locked(
-      Shown(values: values, secretKeys: Set(values.keys.filter { Self.isSecret($0, in: store) })))
+    self.shown = Locked(Shown(values: values, secretKeys: []))
+    let secretKeys = values.keys.filter(isSecret)
+    shown.withLock { $0.secretKeys = Set(secretKeys) }
   }
 
-  /// Whether the key's current value comes from a layer holding secrets.
-  private static func isSecret(_ key: String, in store: LayeredPlistStore) -> Bool {
+  /// Whether the key's current value is secret: the schema declares it so, or it comes from a
+  /// layer holding secrets.
+  private func isSecret(_ key: String) -> Bool {
+    if declaredSecrets.contains(key) { return true }
     let provenance = store.explain(key)
     return provenance.source.map(provenance.hidesValue(in:)) ?? false
   }
 
   func print(_ change: SettingsChange) {
-    let isSecret = change.newValue != nil && Self.isSecret(change.key, in: store)
+    let isSecret = change.newValue != nil && self.isSecret(change.key)
     let (old, wasSecret) = shown.withLock { shown in
       let wasSecret = shown.secretKeys.contains(change.key)
       if isSecret {

@@ -59,6 +59,19 @@ enum WriteCommand: Command {
       settings write ./config.plist Languages -array en fr
       settings write ./config.plist Limits -dict daily -int 10 weekly -int 50
       settings write ./store Theme dark
+
+    Where the app wrote its schema next to the store (try model.writeSchema(): data.plist.schema.json
+    in a store folder, <file>.schema.json beside a plist file or a suite's file), a value that
+    doesn't fit the key's declared type, range or allowed values is refused (exit status 1), and
+    nothing is written; the message names the key, the reason, and the setting's help text:
+
+      settings: Cannot write 'volume': 1.5 is greater than the maximum, 1.0 (Playback volume.)
+      settings: Cannot write 'autoplay': a string where a bool is declared (Bool); did you mean
+        -bool yes? (Whether the next item starts on its own.)
+
+    A schema doesn't change how a value is typed: a bare yes or 0.5 is still a string, so give
+    the flag. An integer is accepted where a real is declared, as the app reads it. A key the
+    schema doesn't declare is written as without one.
     \(HelpText.domains)
     """
 
@@ -74,6 +87,10 @@ enum WriteCommand: Command {
       throw Failure.usage("write: missing value; usage: settings \(synopsis)")
     }
     let action = try ValueParser.parse(arguments.rest(), key: key)
+    let schema = try domain.schema()
+    if case .set(let value) = action {
+      try check(value, forKey: key, in: schema)
+    }
     let target = try domain.openForWriting()
     if let source = target.forcingSource(ofKey: key) {
       throw Failure.forced(key, by: source, verb: "write")
@@ -84,10 +101,22 @@ enum WriteCommand: Command {
       // Appending or merging reads the current value: as one step, so that concurrent
       // `settings write … -array-add` processes lose none of each other's elements.
       try target.update(forKey: key) { current throws(Failure) in
-        try newValue(action, current: current, key: key)
+        let value = try newValue(action, current: current, key: key)
+        try check(value, forKey: key, in: schema)
+        return value
       }
     }
     try target.save()
+  }
+
+  /// Refuses a value the domain's schema doesn't accept for the key (exit status 1): `Cannot
+  /// write 'volume': 1.5 is greater than the maximum, 1.0 (Playback volume, 0 to 1.)`.
+  private static func check(
+    _ value: PropertyListValue, forKey key: String, in schema: SettingsSchema?
+  ) throws(Failure) {
+    if let schema, let problem = SchemaCheck.problem(with: value, forKey: key, in: schema) {
+      throw Failure("Cannot write \(problem)")
+    }
   }
 
   /// The value to store for an action, given the key's current value.
