@@ -1,6 +1,11 @@
 // HostAppDemo: the host half of the library-author example. An app with settings of its own
 // embeds PlayerKit, gives it the app's backend, and lists, changes and resets each model's
 // settings without touching the other's. Runs on embedded data and needs no arguments.
+//
+//   swift run HostAppDemo                          the demo, on an in-memory store
+//   swift run HostAppDemo --schema [FORMAT]        prints both models' schema (FORMAT: json)
+//   swift run HostAppDemo --write-schema FOLDER    saves the store in FOLDER/data.plist with the
+//                                                  schema beside it, for the settings tool
 
 import Foundation
 import PlayerKit
@@ -9,9 +14,9 @@ import TypedDefaults
 /// The app's own settings: no prefix, and a `volume` of its own.
 final class AppSettings: SettingsModel, @unchecked Sendable {
   // @unchecked Sendable: every stored property is a @Setting (see SettingsModel).
-  @Setting var volume = 0.5
-  @Setting var theme = "light"
-  @Setting var userName = "Guest"
+  @Setting(in: 0...1, help: "The app's own sound volume, 0 to 1.") var volume = 0.5
+  @Setting(allowedValues: ["light", "dark"], help: "The app's color theme.") var theme = "light"
+  @Setting(help: "The name the app greets the user by.") var userName = "Guest"
 }
 
 /// What the app's store holds at launch: saved by earlier runs, the app's keys and PlayerKit's.
@@ -21,6 +26,62 @@ let savedByEarlierRuns: [String: PropertyListValue] = [
   "com.example.playerkit.volume": 0.6,
   "com.example.playerkit.playback.quality": "high",
 ]
+
+/// The schema of the app's store: both models' settings, the app's and PlayerKit's.
+func storeSchema(of app: AppSettings, _ playerKit: PlayerKitSettings) -> SettingsSchema {
+  var schema = app.schema.merging(playerKit.schema)
+  schema.title = "HostAppDemo"
+  return schema
+}
+
+/// Stops with a one-line message and exit status 1 (64 for a wrong command line).
+func fail(_ message: String, status: Int32 = 1) -> Never {
+  FileHandle.standardError.write(Data("HostAppDemo: \(message)\n".utf8))
+  exit(status)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "--schema"?:
+  // Both models' schema, on a backend that stores nothing: making it reads no value.
+  let schema = storeSchema(
+    of: AppSettings(backend: InMemoryBackend()), PlayerKitSettings(backend: InMemoryBackend()))
+  switch arguments.dropFirst().first ?? "json" {
+  case "json": print(String(decoding: schema.jsonSchema(), as: UTF8.self))
+  case let format: fail("--schema takes json, not '\(format)'", status: 64)
+  }
+  exit(0)
+case "--write-schema"?:
+  guard let path = arguments.dropFirst().first, arguments.count == 2 else {
+    fail("--write-schema needs a folder: HostAppDemo --write-schema FOLDER", status: 64)
+  }
+  let folder = URL(fileURLWithPath: path)
+  let file = folder.appendingPathComponent("data.plist")
+  do {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let store = try LayeredPlistStore(persistentFile: file)
+    for (key, value) in savedByEarlierRuns { try store.setValue(value, forKey: key) }
+    try store.save()
+    // Each model adds its settings to the schema file beside data.plist, keeping the other's.
+    try AppSettings(backend: store).writeSchema()
+    try PlayerKitSettings(backend: store).writeSchema()
+  } catch {
+    fail("\(error)")
+  }
+  print("HostAppDemo: saved the app's store in \(file.path)")
+  print("and its schema, both models' settings, in \(SettingsSchema.fileURL(nextTo: file).path)")
+  print("The settings tool now checks writes against it and shows each setting's help:")
+  print("  swift run settings read \(folder.path)")
+  print(
+    "  swift run settings write \(folder.path) com.example.playerkit.volume -float 1.5   # refused")
+  exit(0)
+case nil:
+  break
+case let argument?:
+  fail(
+    "unknown argument '\(argument)'; usage: HostAppDemo [--schema [json] | --write-schema FOLDER]",
+    status: 64)
+}
 
 // One backend, owned by the app: PlayerKit's settings live in it beside the app's.
 let backend = InMemoryBackend(savedByEarlierRuns, name: "the app's store")

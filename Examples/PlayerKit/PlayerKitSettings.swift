@@ -5,7 +5,7 @@
 import TypedDefaults
 
 /// The video quality PlayerKit streams at.
-public enum Quality: String, SettingValue, Sendable {
+public enum Quality: String, SettingValue, Sendable, CaseIterable {
   /// Chosen from the connection.
   case auto
   /// The highest available.
@@ -23,7 +23,7 @@ public enum Quality: String, SettingValue, Sendable {
 ///
 /// | Key | Type | Default |
 /// |---|---|---|
-/// | `com.example.playerkit.volume` | `Double` | `0.8` |
+/// | `com.example.playerkit.volume` | `Double`, `0...1` | `0.8` |
 /// | `com.example.playerkit.allowsCellularPlayback` | `Bool` | `false` |
 /// | `com.example.playerkit.playback.autoplay` | `Bool` | `true` |
 /// | `com.example.playerkit.playback.quality` | `Quality` (`auto`, `high`, `low`) | `auto` |
@@ -40,9 +40,10 @@ public final class PlayerKitSettings: SettingsModel, @unchecked Sendable {
   override public class var keyPrefix: String { "com.example.playerkit." }
 
   /// The playback volume, from 0 to 1.
-  @Setting public var volume = 0.8
+  @Setting(in: 0...1, help: "Playback volume, 0 to 1.") public var volume = 0.8
   /// Whether PlayerKit may stream over a cellular connection.
-  @Setting public var allowsCellularPlayback = false
+  @Setting(help: "Whether PlayerKit may stream over a cellular connection.")
+  public var allowsCellularPlayback = false
   /// How playback behaves: keys `com.example.playerkit.playback.…`.
   public var playback = PlaybackSettings()
 }
@@ -50,11 +51,13 @@ public final class PlayerKitSettings: SettingsModel, @unchecked Sendable {
 /// PlayerKit's playback settings: a nested group of ``PlayerKitSettings``.
 public struct PlaybackSettings: SettingsGroup, Sendable {
   /// Whether the next item starts on its own.
-  @Setting public var autoplay = true
+  @Setting(help: "Whether the next item starts on its own.") public var autoplay = true
   /// The quality to stream at.
-  @Setting public var quality = Quality.auto
+  @Setting(help: "The quality to stream at: auto (chosen from the connection), high or low.")
+  public var quality = Quality.auto
   /// The items played last, newest first, at most ``Player/recentLimit``.
-  @Setting public var recentlyPlayed: [String] = []
+  @Setting(help: "The items played last, newest first (at most 3).")
+  public var recentlyPlayed: [String] = []
 
   /// Creates the group unattached; ``PlayerKitSettings`` attaches it to its backend.
   public init() {}
