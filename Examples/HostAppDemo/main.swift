@@ -27,11 +27,10 @@ let savedByEarlierRuns: [String: PropertyListValue] = [
   "com.example.playerkit.playback.quality": "high",
 ]
 
-/// The schema of the app's store: both models' settings, the app's and PlayerKit's.
+/// The schema of the app's store: both models' settings, the app's and PlayerKit's (what
+/// `--write-schema` leaves in the schema file, each model's `writeSchema()` adding its own).
 func storeSchema(of app: AppSettings, _ playerKit: PlayerKitSettings) -> SettingsSchema {
-  var schema = app.schema.merging(playerKit.schema)
-  schema.title = "HostAppDemo"
-  return schema
+  app.schema.merging(playerKit.schema)
 }
 
 /// Stops with a one-line message and exit status 1 (64 for a wrong command line).

@@ -68,15 +68,20 @@ enum SchemaCheck {
   ///   - value: The value to be written.
   ///   - key: The key.
   ///   - schema: The domain's schema.
+  ///   - suggestingFlags: Whether to suggest the type flag for a string (`write`'s arguments;
+  ///     not `import`'s file, which has no flags).
   /// - Returns: The message, starting with the quoted key; `nil` if the value fits, or the schema
   ///   doesn't declare the key.
   static func problem(
-    with value: PropertyListValue, forKey key: String, in schema: SettingsSchema
+    with value: PropertyListValue, forKey key: String, in schema: SettingsSchema,
+    suggestingFlags: Bool = true
   ) -> String? {
     guard let setting = schema[key], var reason = setting.problem(with: value) else { return nil }
     if setting.isSecret {
       reason = "the secret value doesn't fit its declaration (\(declaration(of: setting)))"
-    } else if case .string(let text) = value, let hint = flag(parsing: text, as: setting.shape) {
+    } else if suggestingFlags, case .string(let text) = value,
+      let hint = flag(parsing: text, as: setting.shape)
+    {
       reason += "; did you mean \(hint) \(text)?"
     }
     return "'\(key)': \(reason)" + (setting.help.map { " (\($0))" } ?? "")

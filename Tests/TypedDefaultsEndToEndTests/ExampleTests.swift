@@ -167,6 +167,106 @@ import TypedDefaultsTestSupport
       ))
   }
 
+  /// `--write-schema`: the store saved with both models' schema beside it, which the settings
+  /// tool checks writes against and reads help texts from (issue 22).
+  @Test func hostAppDemoWritesItsSchemaAndTheSettingsToolChecksWritesAgainstIt() throws {
+    let directory = try TemporaryDirectory()
+    let folder = directory.file("app").path
+    let run = try runProduct("HostAppDemo", ["--write-schema", folder])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardOutput == """
+        HostAppDemo: saved the app's store in \(folder)/data.plist
+        and its schema, both models' settings, in \(folder)/data.plist.schema.json
+        The settings tool now checks writes against it and shows each setting's help:
+          swift run settings read \(folder)
+          swift run settings write \(folder) com.example.playerkit.volume -float 1.5   # refused
+
+        """)
+    let refused = try runProduct(
+      "settings", ["write", folder, "com.example.playerkit.volume", "-float", "1.5"])
+    #expect(refused.status == 1)
+    #expect(refused.standardOutput == "")
+    #expect(
+      refused.standardError
+        == "settings: Cannot write 'com.example.playerkit.volume': 1.5 is greater than the "
+        + "maximum, 1.0 (Playback volume, 0 to 1.)\n")
+    let theme = try runProduct("settings", ["write", folder, "theme", "blue"])
+    #expect(
+      theme.standardError
+        == "settings: Cannot write 'theme': blue is not one of the allowed values (light, dark) "
+        + "(The app's color theme.)\n")
+    let read = try runProduct("settings", ["read", folder])
+    #expect(read.standardError == "")
+    #expect(
+      read.standardOutput.contains(
+        """
+            // Whether the next item starts on its own.
+            "com.example.playerkit.playback.autoplay" = 1; // declared default
+            // The quality to stream at: auto (chosen from the connection), high or low.
+            "com.example.playerkit.playback.quality" = high;
+
+        """))
+    // The file both models' writeSchema() left is the schema --schema prints.
+    let printed = try runProduct("HostAppDemo", ["--schema"])
+    #expect(printed.status == 0)
+    let schema = try runProduct("settings", ["schema", folder])
+    #expect(schema.standardError == "")
+    #expect(schema.standardOutput == printed.standardOutput)
+  }
+
+  @Test func hostAppDemoPrintsItsSchemaAsJSONSchema() throws {
+    let run = try runProduct("HostAppDemo", ["--schema"])
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(run.standardError == "")
+    #expect(
+      try runProduct("HostAppDemo", ["--schema", "json"]).standardOutput == run.standardOutput)
+    #expect(
+      run.standardOutput.hasPrefix(
+        "{\n  \"$schema\" : \"https://json-schema.org/draft/2020-12/schema\""))
+    #expect(
+      run.standardOutput.contains(
+        """
+            "com.example.playerkit.volume" : {
+              "default" : 0.8,
+              "description" : "Playback volume, 0 to 1.",
+              "maximum" : 1,
+              "minimum" : 0,
+              "type" : "number",
+              "x-typeddefaults-property" : "volume",
+              "x-typeddefaults-type" : "Double"
+            },
+        """))
+    let wrong = try runProduct("HostAppDemo", ["--schema", "yaml"])
+    #expect(wrong.status == 64)
+    #expect(wrong.standardError == "HostAppDemo: --schema takes json, not 'yaml'\n")
+  }
+
+  /// Checked by a real validator, python's `jsonschema`, with the script CI runs.
+  @Test(
+    .enabled(
+      if: JSONSchemaValidator.isAvailable || JSONSchemaValidator.isRequired,
+      "python3 with jsonschema is missing (python3 -m pip install jsonschema); with TYPEDDEFAULTS_REQUIRE_JSONSCHEMA=1 this test fails instead"
+    ))
+  func hostAppDemoSchemaIsValidDraft202012AndEveryDefaultValidates() throws {
+    let run = try runProduct("HostAppDemo", ["--schema"])
+    #expect(run.status == 0, "\(run.standardError)")
+    let directory = try TemporaryDirectory()
+    let schema = directory.file("schema.json")
+    try Data(run.standardOutput.utf8).write(to: schema)
+    let wrong = [
+      #"{"com.example.playerkit.volume": 1.5}"#, #"{"theme": "blue"}"#,
+      #"{"com.example.playerkit.playback.autoplay": "yes"}"#,
+      #"{"com.example.playerkit.playback.recentlyPlayed": [3]}"#,
+    ]
+    let result = try JSONSchemaValidator.validate(schema, rejecting: wrong)
+    #expect(
+      result.standardOutput
+        == "ok: the schema is valid, 8 defaults validate, 4 wrong instances rejected\n",
+      "\(result.standardError)")
+    #expect(result.status == 0)
+  }
+
   /// On a suite and on the standard defaults (which on Linux saved nothing at all).
   @Test(arguments: [["--suite", "TypedDefaultsTests.demo"], ["--standard"]])
   func userDefaultsModelDemoReadsBackOnItsSecondRunWhatTheFirstChanged(
@@ -225,5 +325,35 @@ import TypedDefaultsTestSupport
     #expect(
       printed.contains(
         "Player: allowsCellularPlayback turned off by another process: playback stopped.\n"))
+  }
+}
+
+/// `.ci/validate-json-schema.py`, python's `jsonschema` on a schema: what CI runs on
+/// `HostAppDemo --schema`.
+enum JSONSchemaValidator {
+  /// The script.
+  static let script = TestPaths.projectRoot.appendingPathComponent(".ci/validate-json-schema.py")
+
+  /// Whether python3 can import `jsonschema`.
+  static let isAvailable: Bool = {
+    let run = try? runExecutable(
+      URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import jsonschema"])
+    return run?.status == 0
+  }()
+
+  /// Whether CI asks for the check (`TYPEDDEFAULTS_REQUIRE_JSONSCHEMA=1`): the test then runs, and
+  /// fails where python3 or jsonschema is missing, rather than being skipped.
+  static var isRequired: Bool {
+    ProcessInfo.processInfo.environment["TYPEDDEFAULTS_REQUIRE_JSONSCHEMA"] == "1"
+  }
+
+  /// Runs the script on a schema file; each of `wrong` (JSON text) must fail validation.
+  static func validate(_ schema: URL, rejecting wrong: [String]) throws -> ProcessResult {
+    let run = try runExecutable(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      ["python3", script.path, schema.path] + wrong.flatMap { ["--reject", $0] })
+    return ProcessResult(
+      status: run.status, standardOutput: String(decoding: run.standardOutput, as: UTF8.self),
+      standardError: String(decoding: run.standardError, as: UTF8.self))
   }
 }

@@ -47,7 +47,7 @@ enum ImportCommand: Command {
     let entries = try read(source)
     if let schema = try domain.schema() {
       let problems = entries.sorted { $0.key < $1.key }.compactMap { key, value in
-        SchemaCheck.problem(with: value, forKey: key, in: schema)
+        SchemaCheck.problem(with: value, forKey: key, in: schema, suggestingFlags: false)
       }
       if !problems.isEmpty {
         let name = source == "-" ? standardInputName : source

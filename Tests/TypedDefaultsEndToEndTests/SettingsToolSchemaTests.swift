@@ -1,0 +1,324 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+@testable import TypedDefaults
+
+/// A model as an app declares it: help texts, a range, allowed values, a secret, an optional.
+private struct DeclaredSettings: SettingsGroup {
+  @Setting("volume", default: 0.8, in: 0...1, help: "Playback volume, 0 to 1.") var volume: Double
+  @Setting("autoplay", help: "Whether the next item starts on its own.") var autoplay = true
+  @Setting("quality", default: "auto", allowedValues: ["auto", "high", "low"], help: "Quality.")
+  var quality: String
+  @Setting("retries", in: 0...) var retries = 3
+  @Setting("recent", help: "Recently played.") var recent: [String] = []
+  @Setting("token", default: "t0", secret: true, help: "The API token.") var token: String
+  @Setting("lastOpened") var lastOpened: Date?
+}
+
+/// The tool where the app wrote its schema next to the store (issue 22): writes that don't fit
+/// the declaration are refused with the setting's help text, reads and explains show help texts
+/// and declared defaults; without a schema, nothing changes.
+extension SettingsToolTests {
+  /// The schema `DeclaredSettings` writes.
+  fileprivate static let schema = DeclaredSettings(backend: InMemoryBackend()).schema
+
+  /// A store folder holding `volume = 0.6`, `theme = dark` (a key the schema doesn't declare) and
+  /// `token`, with the schema beside its data.plist, as `writeSchema()` leaves it (unless
+  /// `withSchema` is off).
+  fileprivate func declaredStore(withSchema: Bool = true) throws -> URL {
+    let folder = directory.file("app")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let data = folder.appendingPathComponent("data.plist")
+    try PropertyListFile(url: data).write(["volume": 0.6, "theme": "dark", "token": "s3cr3t"])
+    if withSchema { try Self.schema.write(nextTo: data) }
+    return folder
+  }
+
+  /// The bytes of a store folder's data.plist.
+  fileprivate func storedBytes(_ folder: URL) throws -> Data {
+    try Data(contentsOf: folder.appendingPathComponent("data.plist"))
+  }
+
+  @Test func aWriteThatDoesNotFitTheSchemaIsRefusedWithTheHelpText() throws {
+    let folder = try declaredStore()
+    let store = folder.path
+    let before = try storedBytes(folder)
+    for (arguments, message) in [
+      // The issue's headline: a string into a Bool key. A bare value stays a string.
+      (
+        ["autoplay", "yes"],
+        "'autoplay': a string where a bool is declared (Bool); did you mean -bool yes? "
+          + "(Whether the next item starts on its own.)"
+      ),
+      (
+        ["volume", "0.5"],
+        "'volume': a string where a real is declared (Double); did you mean -float 0.5? "
+          + "(Playback volume, 0 to 1.)"
+      ),
+      (
+        ["volume", "-float", "1.5"],
+        "'volume': 1.5 is greater than the maximum, 1.0 (Playback volume, 0 to 1.)"
+      ),
+      (
+        ["quality", "medium"],
+        "'quality': medium is not one of the allowed values (auto, high, low) (Quality.)"
+      ),
+      // No help text: the reason alone.
+      (["retries", "-int", "-1"], "'retries': -1 is less than the minimum, 0"),
+      (["retries", "-float", "2"], "'retries': a real where an integer is declared (Int)"),
+      // Appending checks the array it makes.
+      (
+        ["recent", "-array-add", "-int", "3"],
+        "'recent': element 0: an integer where a string is declared ([String]) "
+          + "(Recently played.)"
+      ),
+      // A secret's value is never shown.
+      (
+        ["token", "-int", "12345"],
+        "'token': the secret value doesn't fit its declaration (String) (The API token.)"
+      ),
+    ] {
+      try expect(["write", store] + arguments, failsWith: "Cannot write \(message)")
+    }
+    #expect(try storedBytes(folder) == before)
+
+    // What fits is written: an integer where a real is declared too, and undeclared keys.
+    for arguments in [
+      ["volume", "-float", "0.5"], ["volume", "-int", "1"], ["autoplay", "-bool", "no"],
+      ["quality", "high"], ["recent", "-array-add", "Intro"], ["theme", "yes"],
+      ["token", "n3w"],
+    ] {
+      try succeed(["write", store] + arguments)
+    }
+    #expect(
+      try PropertyListFile(url: folder.appendingPathComponent("data.plist")).readDictionary()
+        == [
+          "volume": 1, "autoplay": false, "quality": "high", "recent": ["Intro"], "theme": "yes",
+          "token": "n3w",
+        ])
+  }
+
+  @Test func readShowsHelpTextsDeclaredDefaultsAndHidesSecrets() throws {
+    let store = try declaredStore().path
+    try expect(
+      ["read", store],
+      prints: """
+        {
+            // Whether the next item starts on its own.
+            autoplay = 1; // declared default
+            // Quality.
+            quality = auto; // declared default
+            // Recently played.
+            recent = (
+            ); // declared default
+            retries = 3; // declared default
+            theme = dark;
+            // The API token.
+            token = "<secret>";
+            // Playback volume, 0 to 1.
+            volume = "0.6";
+        }
+
+        """)
+    try expect(["read", store, "volume"], prints: "0.6\n")
+    try expect(["read", store, "autoplay"], prints: "1 (declared default)\n")
+    try expect(["read", store, "token"], prints: "<secret>\n")
+    // An optional setting declares no default: a key with no value, as without a schema.
+    try expect(
+      ["read", store, "lastOpened"],
+      failsWith: "The domain/default pair of (\(store), lastOpened) does not exist")
+    // A stored value that doesn't fit is marked: the app reads its default instead.
+    try PropertyListFile(url: URL(fileURLWithPath: store).appendingPathComponent("data.plist"))
+      .write(["autoplay": "yes", "retries": -2])
+    try expect(
+      ["read", store],
+      prints: """
+        {
+            // Whether the next item starts on its own.
+            autoplay = yes; // doesn't fit: a string where a bool is declared (Bool); the app reads its default
+            // Quality.
+            quality = auto; // declared default
+            // Recently played.
+            recent = (
+            ); // declared default
+            retries = "-2"; // doesn't fit: -2 is less than the minimum, 0; the app reads its default
+            // Playback volume, 0 to 1.
+            volume = "0.8"; // declared default
+        }
+
+        """)
+  }
+
+  @Test func explainShowsTheDeclarationAndTheDeclaredDefault() throws {
+    let store = try declaredStore().path
+    let layers = """
+        delivered   JF-info.plist           (no file)
+        bundled     Info.plist              (no file)
+
+      """
+    try expect(
+      ["explain", store, "volume"],
+      prints: """
+        volume (Double, 0.0...1.0): Playback volume, 0 to 1.
+          persistent  data.plist              "0.6"   <- wins
+
+        """ + layers + "  declared    data.plist.schema.json  \"0.8\"\n")
+    try expect(
+      ["explain", store, "quality"],
+      prints: """
+        quality (String, one of auto, high, low): Quality.
+          persistent  data.plist              -
+
+        """ + layers + "  declared    data.plist.schema.json  auto   <- wins (declared default)\n")
+    try expect(
+      ["explain", store, "token"],
+      prints: """
+        token (String): The API token.
+          persistent  data.plist              <secret>   <- wins
+
+        """ + layers + "  declared    data.plist.schema.json  -\n")
+    try expect(
+      ["explain", store, "lastOpened"],
+      prints: """
+        lastOpened (Date?)
+          persistent  data.plist              -
+
+        """ + layers + "  declared    data.plist.schema.json  -\n")
+    // A plist file: its one layer, then the schema's.
+    let file = directory.file("c.plist")
+    try PropertyListFile(url: file).write(["retries": 5])
+    try Self.schema.write(nextTo: file)
+    let schemaFile = file.path + ".schema.json"
+    try expect(
+      ["explain", file.path, "autoplay"],
+      prints: """
+        autoplay (Bool): Whether the next item starts on its own.
+          file        \(file.path)              -
+          declared    \(schemaFile)  1   <- wins (declared default)
+
+        """)
+    try expect(
+      ["explain", file.path, "retries"],
+      prints: """
+        retries (Int, ≥ 0)
+          file        \(file.path)              5   <- wins (its only layer)
+          declared    \(schemaFile)  3
+
+        """)
+  }
+
+  @Test func settingsSchemaPrintsTheSchemaFileAsStored() throws {
+    let folder = try declaredStore()
+    let stored = try Data(contentsOf: folder.appendingPathComponent("data.plist.schema.json"))
+    let printed = String(decoding: stored, as: UTF8.self) + "\n"
+    try expect(["schema", folder.path], prints: printed)
+    try expect(["schema", "--format", "json", folder.path], prints: printed)
+    try expect(["schema", folder.path, "--format", "json"], prints: printed)
+    try expect(
+      ["schema", "--format", "yaml", folder.path],
+      failsWith: "schema: --format takes json; usage: settings schema [--format json] domain",
+      status: 64)
+    // Without one: where it would be, and how an app writes one.
+    let plain = directory.file("plain.plist")
+    try PropertyListFile(url: plain).write(["a": 1])
+    try expect(
+      ["schema", plain.path],
+      failsWith: "No schema was written for \(plain.path) (there is no \(plain.path).schema.json); "
+        + "an app writes one next to its store with try model.writeSchema()")
+    try expect(["schema", "com.example.none"], failsWith: missingDomain("com.example.none"))
+  }
+
+  @Test func withoutASchemaEverythingWorksAsBefore() throws {
+    let folder = try declaredStore(withSchema: false)
+    let store = folder.path
+    try succeed(["write", store, "autoplay", "yes"])
+    try expect(
+      ["read", store],
+      prints: """
+        {
+            autoplay = yes;
+            theme = dark;
+            token = s3cr3t;
+            volume = "0.6";
+        }
+
+        """)
+    try expect(["read", store, "token"], prints: "s3cr3t\n")
+    try expect(
+      ["read", store, "quality"],
+      failsWith: "The domain/default pair of (\(store), quality) does not exist")
+    try expect(
+      ["explain", store, "volume"],
+      prints: """
+        volume
+          persistent  data.plist     "0.6"   <- wins
+          delivered   JF-info.plist  (no file)
+          bundled     Info.plist     (no file)
+
+        """)
+  }
+
+  @Test func aCorruptSchemaIsAnErrorNamingItsPathAndChangesNothing() throws {
+    let folder = try declaredStore()
+    let store = folder.path
+    let schemaFile = folder.appendingPathComponent("data.plist.schema.json")
+    let before = try storedBytes(folder)
+    try Data("[1, 2]".utf8).write(to: schemaFile)
+    let message =
+      "Cannot read the settings schema at '\(schemaFile.path)': The schema is not a JSON Schema "
+      + "object with 'properties'"
+    let backup = directory.file("backup.plist")
+    try PropertyListFile(url: backup).write(["volume": 0.3])
+    for arguments in [
+      ["write", store, "volume", "-float", "0.5"], ["read", store], ["read", store, "volume"],
+      ["explain", store, "volume"], ["import", store, backup.path], ["schema", store],
+    ] {
+      try expect(arguments, failsWith: message)
+    }
+    // Not JSON at all: the same start, the parser's words after it.
+    try Data("{\"properties\": ".utf8).write(to: schemaFile)
+    let run = try settings(["write", store, "volume", "-float", "0.5"])
+    #expect(run.status == 1)
+    #expect(
+      run.standardError.hasPrefix(
+        "settings: Cannot read the settings schema at '\(schemaFile.path)': The schema is not JSON: "
+      ))
+    #expect(
+      run.standardError.hasSuffix("\n") && run.standardError.split(separator: "\n").count == 1)
+    #expect(try storedBytes(folder) == before)
+  }
+
+  @Test func importWithASchemaRefusesEveryValueThatDoesNotFit() throws {
+    let folder = try declaredStore()
+    let store = folder.path
+    let before = try storedBytes(folder)
+    let backup = directory.file("backup.plist")
+    try PropertyListFile(url: backup).write(["volume": 1.5, "autoplay": "yes", "theme": "light"])
+    try expect(
+      ["import", store, backup.path],
+      failsWith: "Cannot import \(backup.path): 'autoplay': a string where a bool is declared "
+        + "(Bool) (Whether the next item starts on its own.); 'volume': 1.5 is greater than the "
+        + "maximum, 1.0 (Playback volume, 0 to 1.); nothing was changed")
+    #expect(try storedBytes(folder) == before)
+    try PropertyListFile(url: backup).write(["volume": 0.25, "autoplay": false, "theme": "light"])
+    try succeed(["import", store, backup.path])
+    try expect(["read", store, "volume"], prints: "0.25\n")
+  }
+
+  /// A suite's schema is `<suite file>.schema.json`, and names the suite before its first save.
+  @Test func aSuiteSchemaBesideTheSuiteFileIsChecked() throws {
+    let suite = "com.example.declared"
+    let suiteFile = configHome.appendingPathComponent("\(suite).plist")
+    try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
+    try Self.schema.write(nextTo: suiteFile)
+    try expect(
+      ["write", suite, "volume", "-float", "2"],
+      failsWith: "Cannot write 'volume': 2.0 is greater than the maximum, 1.0 "
+        + "(Playback volume, 0 to 1.)")
+    #expect(!FileManager.default.fileExists(atPath: suiteFile.path))
+    try succeed(["write", suite, "volume", "-float", "0.4"])
+    try expect(["read", suite, "volume"], prints: "0.4\n")
+    try expect(["read", suite, "quality"], prints: "auto (declared default)\n")
+  }
+}
