@@ -182,8 +182,9 @@ enum SettingsValidation {
       + "keys\(example); end it with '.', as in '\(prefix).'"
   }
 
-  /// Why a setting's declared default is outside its declared range or allowed values, or `nil`
-  /// if it is inside (or the setting declares neither). A secret's default is not shown.
+  /// Why a setting's declared default is outside its declared range or allowed values.
+  ///
+  /// `nil` if it is inside, or the setting declares neither. A secret's default is not shown.
   static func defaultProblem(of descriptor: SettingDescriptor) -> String? {
     guard let annotations = descriptor.setting.untypedStorage.annotations,
       annotations.accepts != nil, let value = descriptor.defaultValue,
