@@ -111,7 +111,8 @@ enum SettingsValidation {
       let baseKey = binding.targetPrefix + descriptor.key
       keys[baseKey] = ("\(typeName).\(descriptor.propertyPath)", descriptor.typeName)
       declared[baseKey] = DeclaredKey(
-        isSecret: descriptor.isSecret, valueType: descriptor.valueType)
+        isSecret: descriptor.isSecret, valueType: descriptor.valueType,
+        annotations: descriptor.setting.untypedStorage.annotations)
       if let problem = defaultProblem(of: descriptor) {
         diagnostics.append(
           (
