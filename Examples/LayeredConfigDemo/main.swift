@@ -182,7 +182,8 @@ do {
   if options.help {
     print(Options.usage)
   } else if options.schema {
-    print(String(decoding: AppConfig(backend: InMemoryBackend()).schema.jsonSchema(), as: UTF8.self))
+    print(
+      String(decoding: AppConfig(backend: InMemoryBackend()).schema.jsonSchema(), as: UTF8.self))
   } else {
     try run(options)
   }
