@@ -19,7 +19,6 @@ private struct MoreBundleSettings: SettingsGroup {
   @Setting(secret: true) var pin = 1234
   @Setting var icon = Data([1, 2])
   @Setting var limits: [String: Int] = ["upload": 10]
-  @Setting var raw: PropertyListValue = 1
   @Setting("bell", help: "Rings \u{7}") var bell = false
 }
 
@@ -166,11 +165,6 @@ private let keyboardTypes: Set<PropertyListValue> = [
         "Type": "PSTextFieldSpecifier", "Title": "ratio", "Key": "ratio", "DefaultValue": "0.5",
         "KeyboardType": "NumbersAndPunctuation",
       ],
-      // raw (a PropertyListValue, today shaped as its default, an integer) is a number field.
-      [
-        "Type": "PSTextFieldSpecifier", "Title": "raw", "Key": "raw", "DefaultValue": "1",
-        "KeyboardType": "NumbersAndPunctuation",
-      ],
     ]
     #expect(Self.specifiers(root).map(PropertyListValue.dictionary) == expected)
   }
@@ -204,7 +198,7 @@ private let keyboardTypes: Set<PropertyListValue> = [
         }
       }
     }
-    #expect(count == 10 + 9 + 19)
+    #expect(count == 10 + 8 + 19)
   }
 
   @Test func everyValueTypeExportsWithoutCrashingAndTheUneditableOnesAreLeftOut() {
