@@ -9,7 +9,7 @@ struct DemoError: Error, CustomStringConvertible {
 /// The demo's own options; every other argument is the service's, for the arguments layer.
 struct Options {
   static let usage = """
-    usage: DeploymentDemo [--data-dir PATH] [--help] [SETTING OPTIONS]
+    usage: DeploymentDemo [--data-dir PATH] [--schema] [--help] [SETTING OPTIONS]
 
     A service's settings on one LayeredPlistStore with every layer: managed > runtime >
     arguments > environment > persistent (data.plist) > config and secrets mounts > delivered >
@@ -19,6 +19,8 @@ struct Options {
 
       --data-dir PATH    where the demo writes its files (default: a temporary folder, removed
                          at the end)
+      --schema           print the service settings' schema (JSON Schema, draft 2020-12) and
+                         exit
       --help             show this help
 
     Setting options fill the arguments layer: --max-connections 64, --log-level=debug,
@@ -28,6 +30,7 @@ struct Options {
 
   var dataDirectory: URL?
   var help = false
+  var schema = false
   /// The arguments left for the service's settings, in order.
   var settingArguments: [String] = []
 
@@ -42,6 +45,8 @@ struct Options {
         dataDirectory = URL(fileURLWithPath: path)
       case "--help", "-h":
         help = true
+      case "--schema":
+        schema = true
       default:
         settingArguments.append(argument)
       }

@@ -212,6 +212,10 @@ do {
   let options = try Options(Array(CommandLine.arguments.dropFirst()))
   if options.help {
     print(Options.usage)
+  } else if options.schema {
+    print(
+      String(
+        decoding: ServiceSettings(backend: InMemoryBackend()).schema.jsonSchema(), as: UTF8.self))
   } else {
     try run(options)
   }

@@ -10,7 +10,7 @@ struct DemoError: Error, CustomStringConvertible {
 /// The command line, parsed by hand.
 struct Options {
   static let usage = """
-    usage: LayeredConfigDemo [--data-dir PATH] [--bundled PATH] [--reset] [--help]
+    usage: LayeredConfigDemo [--data-dir PATH] [--bundled PATH] [--reset] [--schema] [--help]
 
     Layered configuration (runtime > persistent data.plist > delivered JF-info.plist > bundled
     Info.plist) on LayeredPlistStore. Run it twice: the first run writes data.plist, later runs
@@ -21,12 +21,14 @@ struct Options {
                        ~/.local/share/LayeredConfigDemo on Linux)
       --bundled PATH   use this Info.plist as the bundled layer instead of the embedded sample
       --reset          delete data.plist, so the next run is a first run again
+      --schema         print the configuration's schema (JSON Schema, draft 2020-12) and exit
       --help           show this help
     """
 
   var dataDirectory: URL?
   var bundledFile: URL?
   var reset = false
+  var schema = false
   var help = false
 
   init(_ arguments: [String]) throws(DemoError) {
@@ -42,6 +44,7 @@ struct Options {
       case "--data-dir": dataDirectory = try path(after: argument)
       case "--bundled": bundledFile = try path(after: argument)
       case "--reset": reset = true
+      case "--schema": schema = true
       case "--help", "-h": help = true
       default: throw DemoError("unknown argument '\(argument)'; see --help")
       }

@@ -31,6 +31,8 @@ func run(_ options: Options) throws {
   }
   let isFirstRun = !store.layersLoadedFromDisk.contains(.persistent)
   let config = AppConfig(backend: store)
+  // Next to data.plist, for the settings tool: it then refuses a write that doesn't fit.
+  try config.writeSchema()
 
   print("LayeredConfigDemo: runtime > persistent (data.plist) > delivered > bundled (Info.plist)")
   print()
@@ -38,6 +40,7 @@ func run(_ options: Options) throws {
   print("  bundled     \(bundledFile.path)" + (options.bundledFile == nil ? " (embedded)" : ""))
   print("  delivered   \(deliveredFile.path) (embedded)")
   print("  persistent  \(dataFile.path)" + (isFirstRun ? " (not created yet)" : ""))
+  print("  schema      \(SettingsSchema.fileURL(nextTo: dataFile).path) (for the settings tool)")
   print()
 
   // 3. A first run receives configuration; a later run finds it in data.plist.
@@ -178,6 +181,9 @@ do {
   let options = try Options(Array(CommandLine.arguments.dropFirst()))
   if options.help {
     print(Options.usage)
+  } else if options.schema {
+    print(
+      String(decoding: AppConfig(backend: InMemoryBackend()).schema.jsonSchema(), as: UTF8.self))
   } else {
     try run(options)
   }

@@ -4,7 +4,7 @@ import Foundation
 struct LaunchOptions: Sendable {
   static let usage = """
     usage: UserDefaultsModelDemo [--suite NAME | --standard] [--reset]
-                                 [--watch [--timeout SECONDS]] [--help]
+                                 [--watch [--timeout SECONDS]] [--schema] [--help]
 
     A video player's settings as a typed SettingsModel singleton over a UserDefaults suite.
     Run it twice: the first run shows the defaults and changes some settings; later runs read
@@ -18,6 +18,7 @@ struct LaunchOptions: Sendable {
                     (`settings write --store defaults NAME allowsCellularPlayback -bool false`)
                     turns it off
       --timeout S   with --watch: give up, with exit status 1, after S seconds (default 600)
+      --schema      print the settings' schema (JSON Schema, draft 2020-12) and exit
       --help        show this help
     """
 
@@ -33,6 +34,7 @@ struct LaunchOptions: Sendable {
   var watch = false
   /// How long `--watch` waits for the switch, in seconds.
   var timeout = 600.0
+  var schema = false
   var help = false
   /// What was wrong with the command line, if anything.
   var error: String?
@@ -56,6 +58,7 @@ struct LaunchOptions: Sendable {
           return
         }
         timeout = seconds
+      case "--schema": schema = true
       case "--help", "-h": help = true
       default:
         error = "unknown argument '\(argument)'; see --help"

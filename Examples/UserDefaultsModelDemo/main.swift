@@ -14,6 +14,13 @@ if options.help {
   print(LaunchOptions.usage)
   exit(0)
 }
+if options.schema {
+  // A model on a backend of its own, so that asking for the schema touches no suite.
+  print(
+    String(
+      decoding: VideoPlayerSettings(backend: InMemoryBackend()).schema.jsonSchema(), as: UTF8.self))
+  exit(0)
+}
 
 let settings = VideoPlayerSettings.shared
 print("UserDefaultsModelDemo: a typed settings singleton over UserDefaults")

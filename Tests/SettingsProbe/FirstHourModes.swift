@@ -14,12 +14,18 @@
 //     the final value)
 //   SettingsProbe first-hour getting-started  (the Getting Started article's code on a suite,
 //     printing what it shows)
+//   SettingsProbe first-hour write-schema  (`writeSchema()` of a model on
+//     `UserDefaultsBackend.standard`, before anything was saved: prints "written")
 
 import Foundation
 import TypedDefaults
 
 private struct FirstHourCounter: SettingsGroup {
   @Setting var count = 0
+}
+
+private struct FirstHourLaunches: SettingsGroup {
+  @Setting(help: "Launches so far.") var launchCount = 0
 }
 
 private struct FirstHourPlayer: SettingsGroup {
@@ -92,6 +98,13 @@ func runFirstHourMode(_ arguments: [String]) -> Bool {
     lines.append(
       "events \(values.count) distinct \(Set(values).count) last-is-final "
         + "\(values.last == counter.count)")
+  case "write-schema":
+    do {
+      try FirstHourLaunches(backend: UserDefaultsBackend.standard).writeSchema()
+      lines.append("written")
+    } catch {
+      fail("\(error)")
+    }
   case "getting-started":
     // The Getting Started article's code, in order, on a suite.
     let settings = FirstHourTourSettings(

@@ -28,15 +28,25 @@ enum SecretRedaction {
 }
 
 /// What a model bound to a backend declared about one of its keys: whether the value is secret,
-/// and the type its setting reads it as.
+/// the type its setting reads it as, and its help text and accepted values.
 struct DeclaredKey: Sendable {
   /// Whether the setting was declared `secret: true`: the backend never shows its value.
   let isSecret: Bool
   /// The setting's value type: a stored value it can't be made from reads as the default.
   let valueType: any SettingValue.Type
+  /// The declaration's help text and accepted values, if any: a stored value outside them reads
+  /// as the default too.
+  var annotations: SettingAnnotations? = nil
 
-  /// Whether the setting reads `value` as itself rather than as its default.
+  /// Whether the setting reads `value` as itself rather than as its default: its type reads it,
+  /// and its declaration accepts it.
   func reads(_ value: PropertyListValue) -> Bool {
+    guard let typed = valueType.init(propertyListValue: value) else { return false }
+    return annotations?.accepts?(typed) ?? true
+  }
+
+  /// Whether the type reads `value` (accepted or not).
+  func readsType(_ value: PropertyListValue) -> Bool {
     valueType.init(propertyListValue: value) != nil
   }
 }

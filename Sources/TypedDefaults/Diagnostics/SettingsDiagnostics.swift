@@ -22,9 +22,12 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// A stored value cannot be read as the setting's type; the default was used instead and the
     /// stored value was left untouched.
     public static let typeMismatch = Kind(rawValue: "typeMismatch")
-    /// A stored value reads as the setting's type but is not one the setting accepts: outside the
-    /// range its declaration gives, or not one of its allowed values (``Setting/init(_:default:in:secret:help:)``);
-    /// the default was used instead and the stored value was left untouched.
+    /// A stored value is not one the setting accepts; the default was used instead.
+    ///
+    /// The value reads as the setting's type but is outside the range its declaration gives
+    /// (`@Setting(…, in: 0...1)`) or not one of its allowed values (`allowedValues:`); it was
+    /// left untouched. Also reported when a model is first bound, for a declared default outside
+    /// its own range.
     public static let valueNotAllowed = Kind(rawValue: "valueNotAllowed")
     /// A write through a property setter failed; the setting keeps its previous value.
     public static let writeFailed = Kind(rawValue: "writeFailed")

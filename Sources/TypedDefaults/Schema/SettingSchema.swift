@@ -38,7 +38,8 @@ public struct SettingSchema: Sendable, Hashable {
 
     /// The formats of strings that a shape names.
     public enum StringFormat: String, Sendable, Hashable, CaseIterable {
-      /// An absolute URL, as `URL.absoluteString` writes it (JSON Schema's `uri`).
+      /// An absolute URL, as `URL.absoluteString` writes it (JSON Schema's `uri`), or, as `URL`
+      /// stores a file URL, an absolute path (`/…`, or `~/…` from the home directory).
       case url
       /// A UUID, as `UUID.uuidString` writes it (JSON Schema's `uuid`).
       case uuid
@@ -71,7 +72,7 @@ public struct SettingSchema: Sendable, Hashable {
     ///
     /// Strict where the kind is concerned (an integer is not a real, as in a property-list file,
     /// except that a real setting reads an integer exactly, as ``SettingValue`` does) and for the
-    /// formats (a URL must parse as an absolute URL, a UUID as a UUID).
+    /// formats (a URL must parse as an absolute URL or be an absolute path, a UUID as a UUID).
     ///
     /// - Parameter value: The value to check.
     /// - Returns: The reason, or `nil`.
@@ -84,7 +85,9 @@ public struct SettingSchema: Sendable, Hashable {
         guard let format else { return nil }
         switch format {
         case .url:
-          return URL(string: text)?.scheme == nil ? "'\(text)' is not an absolute URL" : nil
+          let isPath = text.hasPrefix("/") || text == "~" || text.hasPrefix("~/")
+          return isPath || URL(string: text)?.scheme != nil
+            ? nil : "'\(text)' is not an absolute URL"
         case .uuid:
           return UUID(uuidString: text) == nil ? "'\(text)' is not a UUID" : nil
         }

@@ -41,10 +41,16 @@ extension SettingsSchema {
   /// (``jsonSchema()``), replacing the file atomically: a reader sees the old schema or the new
   /// one, never part of one.
   ///
-  /// - Parameter storeFile: The store's property-list file; its folder must exist.
+  /// A missing folder is created (readable and writable by its owner only), as a store creates
+  /// it on its first save: an app may write its schema before it has saved anything, in a home
+  /// with no `~/.config` yet.
+  ///
+  /// - Parameter storeFile: The store's property-list file.
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the schema file's path and the cause.
   public func write(nextTo storeFile: URL) throws(SettingsError) {
-    try AtomicFile.replace(Self.fileURL(nextTo: storeFile), with: jsonSchema())
+    let url = Self.fileURL(nextTo: storeFile)
+    try AtomicFile.createMissingFolder(of: url)
+    try AtomicFile.replace(url, with: jsonSchema())
   }
 
   /// This schema with the settings of `other` added, replacing those with the same keys; the
@@ -70,35 +76,27 @@ extension SettingsContainer {
   /// Writes the file each time it is called: call it once at launch, or when the app is built.
   /// Thread-safe; two processes writing at once leave one of their files whole.
   ///
+  /// A model with no settings writes nothing.
+  ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` if the backend keeps no file (an
   ///   ``InMemoryBackend``; a ``UserDefaultsBackend`` on Apple platforms, where the system keeps
-  ///   the preferences) or the file can't be written; what ``SettingsSchema/init(contentsOfFileNextTo:)``
-  ///   throws for an existing schema file that can't be read (it is not overwritten).
+  ///   the preferences) or the file can't be written; what
+  ///   ``SettingsSchema/init(contentsOfFileNextTo:)`` throws for an existing schema file that
+  ///   can't be read (it is not overwritten).
   public func writeSchema() throws(SettingsError) {
-    let settings = allSettings
-    guard let backend = settings.first?.setting.backend else { return }
-    var prefix = ""
-    var base: any SettingsBackend = backend
-    while let view = base as? ScopedBackend {
-      prefix = view.prefix + prefix
-      base = view.base
-    }
-    let storeFile: URL
-    switch base {
-    case let store as LayeredPlistStore: storeFile = store.persistentFile.url
-    case let defaults as UserDefaultsBackend:
-      guard let url = defaults.fileURL else { fallthrough }
-      storeFile = url
-    default:
+    guard let backend = allSettings.first?.setting.backend else { return }
+    let view = backend as? any BackendView
+    let base = view?.base ?? backend
+    guard let storeFile = (base as? any KeepsStoreFile)?.storeFile else {
       throw SettingsError(
         .fileNotWritable, path: nil,
         reason: "\(base.name) keeps no file next to which a schema could be written")
     }
     var schema = self.schema
-    if !prefix.isEmpty {
+    if let view {
       schema.settings = schema.settings.map { setting in
         var setting = setting
-        setting.key = prefix + setting.key
+        setting.key = view.baseKey(forKey: setting.key)
         return setting
       }
     }

@@ -10,8 +10,9 @@
 /// ```
 ///
 /// A schema is what the exports are made from: JSON Schema (``jsonSchema()``), an iOS Settings
-/// bundle (``settingsBundle()``), a managed app configuration spec (``managedAppConfiguration()``)
-/// and a Markdown reference table (``markdownReference()``). Written next to a store
+/// bundle (``settingsBundle()``), a managed app configuration spec
+/// (``managedAppConfiguration(bundleIdentifier:version:)``) and a Markdown reference table
+/// (``markdownReference()``). Written next to a store
 /// (``write(nextTo:)``), it lets the `settings` tool refuse a value that doesn't fit a key's
 /// declared type or range, and show each key's help text and declared default.
 ///

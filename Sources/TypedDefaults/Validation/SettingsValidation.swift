@@ -111,7 +111,8 @@ enum SettingsValidation {
       let baseKey = binding.targetPrefix + descriptor.key
       keys[baseKey] = ("\(typeName).\(descriptor.propertyPath)", descriptor.typeName)
       declared[baseKey] = DeclaredKey(
-        isSecret: descriptor.isSecret, valueType: descriptor.valueType)
+        isSecret: descriptor.isSecret, valueType: descriptor.valueType,
+        annotations: descriptor.setting.untypedStorage.annotations)
       if let problem = defaultProblem(of: descriptor) {
         diagnostics.append(
           (
@@ -182,8 +183,9 @@ enum SettingsValidation {
       + "keys\(example); end it with '.', as in '\(prefix).'"
   }
 
-  /// Why a setting's declared default is outside its declared range or allowed values, or `nil`
-  /// if it is inside (or the setting declares neither). A secret's default is not shown.
+  /// Why a setting's declared default is outside its declared range or allowed values.
+  ///
+  /// `nil` if it is inside, or the setting declares neither. A secret's default is not shown.
   static func defaultProblem(of descriptor: SettingDescriptor) -> String? {
     guard let annotations = descriptor.setting.untypedStorage.annotations,
       annotations.accepts != nil, let value = descriptor.defaultValue,

@@ -165,6 +165,30 @@ private struct PlaybackSettings: SettingsGroup {
     #expect(settings.level == 11)
   }
 
+  @Test func aStoresExplainShowsTheHelpTextAndAValueOutsideTheRange() throws {
+    let folder = try TemporaryDirectory()
+    let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))
+    let settings = PlaybackSettings(backend: store)
+    try store.setValue(.real(3), forKey: "volume")
+    try store.setValue(.string("loud"), forKey: "delay")
+    #expect(settings.volume == 0.8)
+    let volume = store.explain("volume")
+    #expect(volume.help == "Playback volume, 0 to 1.")
+    #expect(volume.source == nil && volume.unreadableLayer == .persistent)
+    #expect(
+      volume.description == """
+        volume   // Playback volume, 0 to 1.
+          runtime     -
+          persistent  3.0   <- not allowed (Double accepts in 0.0...1.0): reads as the default
+          delivered   (no file)
+          bundled     (no file)
+        """)
+    // A value of the wrong type keeps its mark.
+    #expect(store.explain("delay").description.contains("<- unreadable as Double"))
+    #expect(store.explain("welcome").help == "Shown once.")
+    #expect(store.explain("codec").help == nil)
+  }
+
   @Test func aSettingDeclaredWithoutThemHasNoAnnotations() {
     let settings = AllTypesSettings(backend: InMemoryBackend())
     #expect(settings.allSettings.allSatisfy { $0.help == nil && $0.minimum == nil })

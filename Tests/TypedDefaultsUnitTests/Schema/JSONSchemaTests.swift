@@ -258,6 +258,31 @@ private func skipOrFail(_ why: String) throws -> ValidatorReport? {
     #expect(merged.settings.count == app.schema.settings.count + library.schema.settings.count)
   }
 
+  @Test func writeSchemaOnTheStandardDefaultsInAFreshHomeCreatesTheConfigFolder() throws {
+    // The path a user takes first: no ~/.config yet. The standard domain's file is found the way
+    // corelibs finds it, in a child process whose XDG_CONFIG_HOME doesn't exist.
+    let home = try TemporaryDirectory()
+    let config = home.file("fresh/config")
+    let result = try runProduct(
+      "SettingsProbe", ["first-hour", "write-schema"], environment: ["XDG_CONFIG_HOME": config.path]
+    )
+    #expect(result.status == 0, "\(result.standardError)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: config.path)
+    let schemaFile = try #require(files.first { $0.hasSuffix(".plist.schema.json") })
+    let schema = try SettingsSchema(
+      jsonSchema: Data(contentsOf: config.appendingPathComponent(schemaFile)))
+    #expect(schema["launchCount"]?.help == "Launches so far.")
+  }
+
+  @Test func writeSchemaOnASuitePutsItBesideTheSuiteFile() throws {
+    let suite = TemporarySuite()
+    let model = PlayerSettings(backend: suite.backend)
+    try model.writeSchema()
+    let url = URL(fileURLWithPath: suite.fileURL.path + ".schema.json")
+    defer { try? FileManager.default.removeItem(at: url) }
+    #expect(try SettingsSchema(contentsOfFileNextTo: suite.fileURL) == model.schema)
+  }
+
   @Test func aSchemaFileThatCantBeReadIsReportedWithItsPathAndKept() throws {
     let folder = try TemporaryDirectory()
     let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))

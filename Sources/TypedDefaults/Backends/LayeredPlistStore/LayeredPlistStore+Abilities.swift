@@ -1,3 +1,5 @@
+import Foundation
+
 // The abilities the store offers (Backends/Abilities/), by the methods it has: the atomic
 // updates, save and reload of `data.plist`, the watch of its files, and forced (managed) keys.
 
@@ -66,4 +68,9 @@ extension LayeredPlistStore: HasSecretLayers {
     let key = normalizedKey(key)
     return state.withLock { $0.effective[key].map { secretLayers.contains($0.layer) } ?? false }
   }
+}
+
+extension LayeredPlistStore: KeepsStoreFile {
+  /// The persistent layer's file, `data.plist`: the file the `settings` tool writes.
+  var storeFile: URL? { persistentFile.url }
 }

@@ -48,10 +48,16 @@ extension LayeredPlistStore {
     /// What each layer's source says of its condition (``LayerSource/condition``), such as a
     /// fleet source offline; layers with nothing to say are absent.
     public let layerConditions: [Layer: String]
-    /// The layer whose value would win but which the declared type can't read, so a read of the
-    /// setting returns its default; `nil` if the winning value reads (or no model declared the
-    /// key).
+    /// The layer whose value would win but which the declared type can't read, or which is
+    /// outside the values its declaration accepts (`in: 0...1`), so a read of the setting returns
+    /// its default; `nil` if the winning value reads (or no model declared the key).
     public let unreadableLayer: Layer?
+    /// The help text a model bound to the store declared for the key
+    /// (`@Setting(…, help: "Playback volume, 0 to 1.")`), or `nil`.
+    public let help: String?
+    /// What the declaration accepts, for the mark of a winning value outside it (`in 0.0...1.0`),
+    /// when the declared type reads that value; `nil` otherwise.
+    let refusedBecause: String?
 
     /// The layer whose value a read returns: the highest-priority layer holding the key, unless
     /// the type a model declared for the key can't read that value (see ``unreadableLayer``),
@@ -87,6 +93,13 @@ extension LayeredPlistStore {
         guard let declared, let value = values[layer], !declared.reads(value) else { return nil }
         return layer
       }
+      help = declared?.annotations?.help
+      refusedBecause = unreadableLayer.flatMap { layer in
+        guard let declared, let value = values[layer], declared.readsType(value) else {
+          return nil
+        }
+        return declared.annotations?.constraintDescription
+      }
     }
 
     /// One line per layer, the winning one marked, and the pending next-launch change, the values
@@ -103,13 +116,16 @@ extension LayeredPlistStore {
     /// ```
     ///
     /// A winning value the declared type can't read is marked instead
-    /// `<- unreadable as Double: reads as the default`; a winning value a forced layer holds,
+    /// `<- unreadable as Double: reads as the default`, one its declaration doesn't accept
+    /// `<- not allowed (Double accepts in 0.0...1.0): reads as the default`; the key's declared
+    /// help text follows it on the first line (`volume   // Playback volume.`); a winning value
+    /// a forced layer holds,
     /// `<- wins (managed: can't be changed)`. A layer whose source holds secrets shows
     /// `<secret>` for its value. A layer whose source reports a condition
     /// (``layerConditions``) ends its line with it in parentheses:
     /// `fleet       8000   <- wins   (offline: the last known good values, saved …)`.
     public var description: String {
-      var lines = [key]
+      var lines = [key + (help.map { "   // \($0)" } ?? "")]
       // Names up to 11 characters (`environment`) keep the column where it always was; a longer
       // one (`settingsBundle`) widens it rather than being cut.
       let width = max(11, layers.map(\.description.count).max() ?? 0)
@@ -122,6 +138,9 @@ extension LayeredPlistStore {
             "   <- wins (\(layer): can't be changed)"
           } else if layer == source {
             "   <- wins"
+          } else if layer == unreadableLayer, let refusedBecause {
+            "   <- not allowed (\(declaredTypeName ?? "the setting") accepts \(refusedBecause)): "
+              + "reads as the default"
           } else if layer == unreadableLayer {
             "   <- unreadable as \(declaredTypeName ?? "the declared type"): reads as the default"
           } else {
@@ -188,7 +207,9 @@ extension LayeredPlistStore: LearnsDeclaredKeys {
           retyped.append(key)
         }
         let wasSecret = old?.isSecret ?? false
-        declared[key] = DeclaredKey(isSecret: new.isSecret || wasSecret, valueType: new.valueType)
+        declared[key] = DeclaredKey(
+          isSecret: new.isSecret || wasSecret, valueType: new.valueType,
+          annotations: new.annotations)
       }
       return retyped
     }

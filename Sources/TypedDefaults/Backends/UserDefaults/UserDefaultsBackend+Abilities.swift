@@ -1,3 +1,5 @@
+import Foundation
+
 // The abilities the backend offers (Backends/Abilities/), by the methods it has: the atomic
 // updates, the save and reload of the suite, and the watch for changes made outside it.
 //
@@ -19,3 +21,8 @@ extension UserDefaultsBackend: MultiKeyUpdatingBackend, SavingBackend, Reloading
     }
   }
 #endif
+
+extension UserDefaultsBackend: KeepsStoreFile {
+  /// The suite's file on Linux (``fileURL``); `nil` on Apple platforms.
+  var storeFile: URL? { fileURL }
+}
