@@ -3,7 +3,10 @@
 // settings without touching the other's. Runs on embedded data and needs no arguments.
 //
 //   swift run HostAppDemo                          the demo, on an in-memory store
-//   swift run HostAppDemo --schema [FORMAT]        prints both models' schema (FORMAT: json)
+//   swift run HostAppDemo --schema [FORMAT]        prints both models' schema, FORMAT json (the
+//                                                  default), bundle (a Settings.bundle Root.plist),
+//                                                  appconfig (a managed app configuration spec)
+//                                                  or markdown (a reference table)
 //   swift run HostAppDemo --write-schema FOLDER    saves the store in FOLDER/data.plist with the
 //                                                  schema beside it, for the settings tool
 
@@ -45,9 +48,24 @@ case "--schema"?:
   // Both models' schema, on a backend that stores nothing: making it reads no value.
   let schema = storeSchema(
     of: AppSettings(backend: InMemoryBackend()), PlayerKitSettings(backend: InMemoryBackend()))
+  guard arguments.count <= 2 else {
+    fail(
+      "--schema takes one format: HostAppDemo --schema [json|bundle|appconfig|markdown]", status: 64
+    )
+  }
   switch arguments.dropFirst().first ?? "json" {
   case "json": print(String(decoding: schema.jsonSchema(), as: UTF8.self))
-  case let format: fail("--schema takes json, not '\(format)'", status: 64)
+  case "bundle":
+    do {
+      print(String(decoding: try schema.settingsBundleData(), as: UTF8.self), terminator: "")
+    } catch {
+      fail("\(error)")
+    }
+  case "appconfig":
+    print(schema.managedAppConfiguration(bundleIdentifier: "com.example.hostapp"), terminator: "")
+  case "markdown": print(schema.markdownReference(), terminator: "")
+  case let format:
+    fail("--schema takes json, bundle, appconfig or markdown, not '\(format)'", status: 64)
   }
   exit(0)
 case "--write-schema"?:
@@ -78,7 +96,8 @@ case nil:
   break
 case let argument?:
   fail(
-    "unknown argument '\(argument)'; usage: HostAppDemo [--schema [json] | --write-schema FOLDER]",
+    "unknown argument '\(argument)'; usage: HostAppDemo [--schema [json|bundle|appconfig|markdown] "
+      + "| --write-schema FOLDER]",
     status: 64)
 }
 

@@ -239,7 +239,33 @@ import TypedDefaultsTestSupport
         """))
     let wrong = try runProduct("HostAppDemo", ["--schema", "yaml"])
     #expect(wrong.status == 64)
-    #expect(wrong.standardError == "HostAppDemo: --schema takes json, not 'yaml'\n")
+    #expect(
+      wrong.standardError
+        == "HostAppDemo: --schema takes json, bundle, appconfig or markdown, not 'yaml'\n")
+  }
+
+  /// The other formats of the exports: a Settings bundle's Root.plist, a managed app
+  /// configuration spec, a Markdown reference.
+  @Test func hostAppDemoPrintsItsSchemaInEachExportFormat() throws {
+    let bundle = try runProduct("HostAppDemo", ["--schema", "bundle"])
+    #expect(bundle.status == 0, "\(bundle.standardError)")
+    let root = try PropertyListSerialization.propertyList(
+      from: Data(bundle.standardOutput.utf8), format: nil)
+    let specifiers = try #require((root as? [String: Any])?["PreferenceSpecifiers"] as? [Any])
+    #expect(specifiers.count >= 8)
+    let appConfig = try runProduct("HostAppDemo", ["--schema", "appconfig"])
+    #expect(appConfig.status == 0, "\(appConfig.standardError)")
+    #expect(appConfig.standardOutput.contains("  <bundleId>com.example.hostapp</bundleId>\n"))
+    let markdown = try runProduct("HostAppDemo", ["--schema", "markdown"])
+    #expect(markdown.status == 0, "\(markdown.standardError)")
+    #expect(markdown.standardOutput.hasPrefix("# AppSettings\n"))
+    #expect(
+      markdown.standardOutput.contains(
+        "| `com.example.playerkit.volume` | `Double` | `0.8` | 0.0...1.0 | Playback volume, 0 to 1. |\n"
+      ))
+    #expect(
+      markdown.standardOutput.contains(
+        "| `theme` | `String` | `light` | `light`, `dark` | The app's color theme. |\n"))
   }
 
   /// Checked by a real validator, python's `jsonschema`, with the script CI runs.

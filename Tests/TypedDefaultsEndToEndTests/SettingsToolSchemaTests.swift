@@ -216,8 +216,25 @@ extension SettingsToolTests {
     try expect(["schema", "--format", "json", folder.path], prints: printed)
     try expect(["schema", folder.path, "--format", "json"], prints: printed)
     try expect(
+      ["schema", "--format", "markdown", folder.path],
+      prints: """
+        # DeclaredSettings
+
+        | Key | Type | Default | Accepts | Description |
+        | --- | --- | --- | --- | --- |
+        | `autoplay` | `Bool` | `true` | — | Whether the next item starts on its own. |
+        | `lastOpened` | `Date?` | — | — | — |
+        | `quality` | `String` | `auto` | `auto`, `high`, `low` | Quality. |
+        | `recent` | `[String]` | `()` | — | Recently played. |
+        | `retries` | `Int` | `3` | ≥ 0 | — |
+        | `token` | `String` | `<secret>` | — | The API token. |
+        | `volume` | `Double` | `0.8` | 0.0...1.0 | Playback volume, 0 to 1. |
+
+        """)
+    try expect(
       ["schema", "--format", "yaml", folder.path],
-      failsWith: "schema: --format takes json; usage: settings schema [--format json] domain",
+      failsWith: "schema: --format takes json or markdown; usage: settings schema "
+        + "[--format json|markdown] domain",
       status: 64)
     // Without one: where it would be, and how an app writes one.
     let plain = directory.file("plain.plist")
