@@ -38,7 +38,7 @@ enum ExplainCommand: Command {
       volume (Double, 0.0...1.0): Playback volume, 0 to 1.
         persistent  data.plist              -
         bundled     Info.plist              -
-        declared    data.plist.schema.json  0.8   <- wins (declared default)
+        declared    data.plist.schema.json  "0.8"   <- wins (declared default)
 
     Values print on one line, in old-style plist syntax.
     Errors: a key no layer holds: settings: The domain/default pair of (<domain>, <key>) does not
@@ -116,12 +116,14 @@ enum ExplainCommand: Command {
     var header = key
     if let setting {
       rows.append(declaredRow(setting, label: domain.schemaLabel, wins: !isHeld))
-      header += " (\(SchemaCheck.declaration(of: setting)))"
-      if let help = setting.help { header += ": \(help)" }
+      // A schema's words are bytes of a file: never terminal control sequences.
+      let declared =
+        " (\(SchemaCheck.declaration(of: setting)))" + (setting.help.map { ": \($0)" } ?? "")
+      header += Output.escapingControlCharacters(declared)
     }
     let layerWidth = max(11, (rows.map(\.layer.count).max() ?? 0) + 1)
     let fileWidth = rows.map(\.file.count).max() ?? 0
-    var text = Output.escapingControlCharacters(header) + "\n"
+    var text = header + "\n"
     for row in rows {
       text +=
         "  " + row.layer.padded(to: layerWidth) + " " + row.file.padded(to: fileWidth) + "  "

@@ -34,7 +34,8 @@ enum WatchCommand: Command {
     folder, a change to data.plist or to any layer the app's store recorded is seen: its
     delivered and bundled files (wherever --delivered and --bundled put them), a mounted folder
     (a Kubernetes ..data swap included), a managed file; a layer holding secrets shows <secret>
-    for both values, as does a key the app's schema declares secret (see `settings write --help`). A file or folder that doesn't exist yet is fine: its changes
+    for both values, as does a key the app's schema declares secret (see `settings write
+    --help`). A file or folder that doesn't exist yet is fine: its changes
     are seen once it is created. A file that becomes unreadable is reported as a warning and the
     last values are kept.
 
@@ -144,15 +145,20 @@ private final class ChangePrinter: Sendable {
     self.showsLayer = showsLayer
     self.declaredSecrets = declaredSecrets
     let values = store.dictionaryRepresentation()
-    self.shown = Locked(Shown(values: values, secretKeys: []))
-    let secretKeys = values.keys.filter(isSecret)
-    shown.withLock { $0.secretKeys = Set(secretKeys) }
+    let secretKeys = values.keys.filter { key in
+      declaredSecrets.contains(key) || Self.comesFromSecretLayer(key, in: store)
+    }
+    self.shown = Locked(Shown(values: values, secretKeys: Set(secretKeys)))
   }
 
   /// Whether the key's current value is secret: the schema declares it so, or it comes from a
   /// layer holding secrets.
   private func isSecret(_ key: String) -> Bool {
-    if declaredSecrets.contains(key) { return true }
+    declaredSecrets.contains(key) || Self.comesFromSecretLayer(key, in: store)
+  }
+
+  /// Whether the key's current value comes from a layer holding secrets.
+  private static func comesFromSecretLayer(_ key: String, in store: LayeredPlistStore) -> Bool {
     let provenance = store.explain(key)
     return provenance.source.map(provenance.hidesValue(in:)) ?? false
   }

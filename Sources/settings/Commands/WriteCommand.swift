@@ -60,10 +60,11 @@ enum WriteCommand: Command {
       settings write ./config.plist Limits -dict daily -int 10 weekly -int 50
       settings write ./store Theme dark
 
-    Where the app wrote its schema next to the store (try model.writeSchema(): data.plist.schema.json
-    in a store folder, <file>.schema.json beside a plist file or a suite's file), a value that
-    doesn't fit the key's declared type, range or allowed values is refused (exit status 1), and
-    nothing is written; the message names the key, the reason, and the setting's help text:
+    Where the app wrote its schema next to the store (try model.writeSchema():
+    data.plist.schema.json in a store folder, <file>.schema.json beside a plist file or a
+    suite's file), a value that doesn't fit the key's declared type, range or allowed values is
+    refused (exit status 1), and nothing is written; the message names the key, the reason, and
+    the setting's help text:
 
       settings: Cannot write 'volume': 1.5 is greater than the maximum, 1.0 (Playback volume.)
       settings: Cannot write 'autoplay': a string where a bool is declared (Bool); did you mean
