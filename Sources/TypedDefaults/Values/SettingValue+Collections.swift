@@ -102,7 +102,9 @@ extension Array: SettingValue where Element: SettingValue {
 
 extension Dictionary: SettingValue where Key == String, Value: SettingValue {
   /// A dictionary of the values' shape, for schemas.
-  public static var storedShape: SettingSchema.Shape? { Value.storedShape.map { .dictionary(of: $0) } }
+  public static var storedShape: SettingSchema.Shape? {
+    Value.storedShape.map { .dictionary(of: $0) }
+  }
 
   /// Reads a dictionary whose every value reads as `Value`; one value that doesn't makes the
   /// whole read fail (the setting then shows its default).
