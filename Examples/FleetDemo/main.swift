@@ -17,8 +17,8 @@ import TypedDefaults
 
 /// The service's settings: the fleet sets them, a user's data.plist could override them.
 struct FleetServiceSettings: SettingsGroup {
-  @Setting var maxBitrate = 1000
-  @Setting var greeting = "hello"
+  @Setting(in: 1..., help: "The highest bitrate a stream may use, in kbit/s.") var maxBitrate = 1000
+  @Setting(help: "What the service says to a new client.") var greeting = "hello"
 }
 
 /// The prefix every service of the demo watches.
@@ -252,7 +252,14 @@ func value(after flag: String) -> String? {
 
 do {
   if CommandLine.arguments.contains("--help") {
-    print("usage: FleetDemo [--endpoint URL]   (without --endpoint, starts a local etcd)")
+    print(
+      "usage: FleetDemo [--endpoint URL] [--schema]   (without --endpoint, starts a local etcd; "
+        + "--schema prints the service settings' JSON Schema)")
+    exit(0)
+  }
+  if CommandLine.arguments.contains("--schema") {
+    let schema = FleetServiceSettings(backend: InMemoryBackend()).schema
+    print(String(decoding: schema.jsonSchema(), as: UTF8.self))
     exit(0)
   }
   let endpoint = value(after: "--endpoint").flatMap(URL.init(string:))

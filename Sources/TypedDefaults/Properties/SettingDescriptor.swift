@@ -89,8 +89,7 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
     let declared = valueType.storedShape
     return SettingSchema(
       key: key, propertyPath: propertyPath, typeName: typeName,
-      shape: declared == .any
-        ? (defaultValue.map(SettingSchema.Shape.init(of:)) ?? .any) : declared,
+      shape: declared ?? defaultValue.map(SettingSchema.Shape.init(of:)) ?? .any,
       isOptional: optional, defaultValue: isSecret ? nil : defaultValue, help: help,
       allowedValues: allowedValues, minimum: minimum, maximum: maximum, isSecret: isSecret,
       isManaged: setting.untypedStorage.isForced)

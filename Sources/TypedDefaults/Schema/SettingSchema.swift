@@ -38,8 +38,8 @@ public struct SettingSchema: Sendable, Hashable {
 
     /// The formats of strings that a shape names.
     public enum StringFormat: String, Sendable, Hashable, CaseIterable {
-      /// An absolute URL, as `URL.absoluteString` writes it (JSON Schema's `uri`), or, as `URL`
-      /// stores a file URL, an absolute path (`/…`, or `~/…` from the home directory).
+      /// An absolute URL, as `URL.absoluteString` writes it, or, as `URL` stores a file URL, an
+      /// absolute path (`/…`, or `~/…` from the home directory): JSON Schema's `uri-reference`.
       case url
       /// A UUID, as `UUID.uuidString` writes it (JSON Schema's `uuid`).
       case uuid

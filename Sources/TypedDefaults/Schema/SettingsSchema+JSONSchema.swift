@@ -14,7 +14,8 @@ extension SettingsSchema {
   /// The document describes a store as a JSON object: one property per key, with
   /// - `type` from the stored shape (`string`, `integer`, `number`, `boolean`, `array` with
   ///   `items`, `object` with `additionalProperties`; none for ``SettingSchema/Shape/any``), and
-  ///   `format` `date-time` for dates, `uri` for URLs, `uuid` for UUIDs, `contentEncoding`
+  ///   `format` `date-time` for dates, `uri-reference` for URLs (a file URL is stored as its
+  ///   path), `uuid` for UUIDs, `contentEncoding`
   ///   `base64` for data;
   /// - `default` (left out for a secret, an optional setting whose default is `nil`, and a
   ///   computed default), `enum` for allowed values, `minimum` and `maximum` for a numeric range
@@ -134,7 +135,8 @@ extension SettingsSchema {
     case .string(let format):
       var property: [String: Any] = ["type": "string"]
       switch format {
-      case .url?: property["format"] = "uri"
+      // A file URL is stored as its path (`/`, `~/x`): a URI reference, not an absolute URI.
+      case .url?: property["format"] = "uri-reference"
       case .uuid?: property["format"] = "uuid"
       case nil: break
       }
@@ -194,7 +196,7 @@ extension SettingsSchema {
     case "string":
       switch (property["format"] as? String, property["contentEncoding"] as? String) {
       case ("date-time"?, _): return .date
-      case ("uri"?, _): return .string(format: .url)
+      case ("uri-reference"?, _), ("uri"?, _): return .string(format: .url)
       case ("uuid"?, _): return .string(format: .uuid)
       case (_, "base64"?): return .data
       default: return .string(format: nil)

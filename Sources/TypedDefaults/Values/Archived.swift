@@ -91,7 +91,7 @@ extension Archived: Equatable {
 
 extension Archived: SettingValue {
   /// Data holding the keyed archive, for schemas.
-  public static var storedShape: SettingSchema.Shape { .data }
+  public static var storedShape: SettingSchema.Shape? { .data }
 
   /// Reads data holding a keyed archive whose root object is an `Object` and whose every class
   /// is allowed; anything else fails the read (the setting shows its default).

@@ -61,7 +61,7 @@ public protocol JSONEncodedSettingValue: SettingValue, Codable {}
 
 extension JSONEncodedSettingValue {
   /// A string holding the JSON, for schemas.
-  public static var storedShape: SettingSchema.Shape { .string(format: nil) }
+  public static var storedShape: SettingSchema.Shape? { .string(format: nil) }
 
   /// Decodes the value from a JSON string (or JSON data).
   ///

@@ -4,7 +4,7 @@
 
 extension Optional: SettingValue where Wrapped: SettingValue {
   /// The wrapped type's shape (nothing is stored for `nil`), for schemas.
-  public static var storedShape: SettingSchema.Shape { Wrapped.storedShape }
+  public static var storedShape: SettingSchema.Shape? { Wrapped.storedShape }
 
   /// Reads the stored value as `Wrapped`; `nil` (a failed read) if it can't be.
   ///
@@ -44,7 +44,7 @@ extension Optional: SettingValue where Wrapped: SettingValue {
 
 extension Array: SettingValue where Element: SettingValue {
   /// An array of the elements' shape, for schemas.
-  public static var storedShape: SettingSchema.Shape { .array(of: Element.storedShape) }
+  public static var storedShape: SettingSchema.Shape? { Element.storedShape.map { .array(of: $0) } }
 
   /// Reads an array whose every element reads as `Element`; one element that doesn't makes the
   /// whole read fail (the setting then shows its default).
@@ -102,7 +102,9 @@ extension Array: SettingValue where Element: SettingValue {
 
 extension Dictionary: SettingValue where Key == String, Value: SettingValue {
   /// A dictionary of the values' shape, for schemas.
-  public static var storedShape: SettingSchema.Shape { .dictionary(of: Value.storedShape) }
+  public static var storedShape: SettingSchema.Shape? {
+    Value.storedShape.map { .dictionary(of: $0) }
+  }
 
   /// Reads a dictionary whose every value reads as `Value`; one value that doesn't makes the
   /// whole read fail (the setting then shows its default).
@@ -159,7 +161,7 @@ extension Dictionary: SettingValue where Key == String, Value: SettingValue {
 
 extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
   /// The raw value's shape, for schemas.
-  public static var storedShape: SettingSchema.Shape { RawValue.storedShape }
+  public static var storedShape: SettingSchema.Shape? { RawValue.storedShape }
 
   /// Says which raw value was found, or why it isn't a `RawValue`.
   ///

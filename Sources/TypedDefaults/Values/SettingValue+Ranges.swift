@@ -8,7 +8,7 @@
 
 extension Range: SettingValue where Bound: SettingValue {
   /// An array of the bounds' shape (`[lowerBound, upperBound]`), for schemas.
-  public static var storedShape: SettingSchema.Shape { .array(of: Bound.storedShape) }
+  public static var storedShape: SettingSchema.Shape? { Bound.storedShape.map { .array(of: $0) } }
 
   /// Reads a two-element array `[lowerBound, upperBound]` whose elements read as `Bound`, with
   /// `lowerBound <= upperBound` (equal bounds are the empty range).
@@ -41,7 +41,7 @@ extension Range: SettingValue where Bound: SettingValue {
 
 extension ClosedRange: SettingValue where Bound: SettingValue {
   /// An array of the bounds' shape (`[lowerBound, upperBound]`), for schemas.
-  public static var storedShape: SettingSchema.Shape { .array(of: Bound.storedShape) }
+  public static var storedShape: SettingSchema.Shape? { Bound.storedShape.map { .array(of: $0) } }
 
   /// Reads a two-element array `[lowerBound, upperBound]` whose elements read as `Bound`, with
   /// `lowerBound <= upperBound` (equal bounds are the one-element range).

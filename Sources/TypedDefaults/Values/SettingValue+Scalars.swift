@@ -11,7 +11,7 @@ import Foundation
 
 extension Bool: SettingValue {
   /// A bool, for schemas.
-  public static var storedShape: SettingSchema.Shape { .bool }
+  public static var storedShape: SettingSchema.Shape? { .bool }
 
   /// Reads a bool; the integers 1 and 0 and the reals 1.0 and 0.0; and the strings `YES`, `true`,
   /// `1`, `NO`, `false`, `0` in any case, as `UserDefaults.bool(forKey:)` reads them.
@@ -66,7 +66,7 @@ extension Bool: SettingValue {
 // standard integer type is both).
 extension SettingValue where Self: FixedWidthInteger & Codable {
   /// An integer, for schemas.
-  public static var storedShape: SettingSchema.Shape { .integer }
+  public static var storedShape: SettingSchema.Shape? { .integer }
 
   /// Reads an integer that fits this type; a real with no fractional part that fits; a bool as 1
   /// or 0; or a string holding only a decimal integer that fits.
@@ -141,7 +141,7 @@ extension UInt64: SettingValue {}
 
 extension Double: SettingValue {
   /// A real, for schemas.
-  public static var storedShape: SettingSchema.Shape { .real }
+  public static var storedShape: SettingSchema.Shape? { .real }
 
   /// Reads a real; an integer that a `Double` represents exactly (42 reads as 42.0, 2⁵³ + 1 does
   /// not read); a bool as 1.0 or 0.0; or a string holding only a number.
@@ -192,7 +192,7 @@ extension Double: SettingValue {
 
 extension Float: SettingValue {
   /// A real, for schemas.
-  public static var storedShape: SettingSchema.Shape { .real }
+  public static var storedShape: SettingSchema.Shape? { .real }
 
   /// Reads a real, rounded to the nearest `Float` (a `Float` setting's own writes read back
   /// bit-for-bit; a finite real beyond `Float`'s range does not read); an integer a `Float`
@@ -249,7 +249,7 @@ extension Float: SettingValue {
 
 extension String: SettingValue {
   /// A string, for schemas.
-  public static var storedShape: SettingSchema.Shape { .string(format: nil) }
+  public static var storedShape: SettingSchema.Shape? { .string(format: nil) }
 
   /// Reads a string, or an integer as its decimal digits (a real, a bool or a date does not read:
   /// their text forms are ambiguous).
@@ -285,7 +285,7 @@ extension String: SettingValue {
 
 extension Date: SettingValue {
   /// A date, for schemas.
-  public static var storedShape: SettingSchema.Shape { .date }
+  public static var storedShape: SettingSchema.Shape? { .date }
 
   /// Reads a date, and nothing else.
   ///
@@ -316,7 +316,7 @@ extension Date: SettingValue {
 
 extension Data: SettingValue {
   /// Data, for schemas.
-  public static var storedShape: SettingSchema.Shape { .data }
+  public static var storedShape: SettingSchema.Shape? { .data }
 
   /// Reads data, and nothing else.
   ///
@@ -346,7 +346,7 @@ extension Data: SettingValue {
 
 extension URL: SettingValue {
   /// A string holding an absolute URL, for schemas.
-  public static var storedShape: SettingSchema.Shape { .string(format: .url) }
+  public static var storedShape: SettingSchema.Shape? { .string(format: .url) }
 
   /// Reads a string holding a URL (`https://…`, `file:///…`, or one without a scheme, such as
   /// `www.example.com`, read back as `URL(string:)` gives it, so what was written reads back

@@ -2,7 +2,7 @@
 
 extension Set: SettingValue where Element: SettingValue {
   /// An array of the elements' shape, for schemas.
-  public static var storedShape: SettingSchema.Shape { .array(of: Element.storedShape) }
+  public static var storedShape: SettingSchema.Shape? { Element.storedShape.map { .array(of: $0) } }
 
   /// Reads an array whose every element reads as `Element`, in any order; an element stored twice
   /// counts once.

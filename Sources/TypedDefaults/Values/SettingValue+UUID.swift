@@ -4,7 +4,7 @@ import Foundation
 
 extension UUID: SettingValue {
   /// A string holding a UUID, for schemas.
-  public static var storedShape: SettingSchema.Shape { .string(format: .uuid) }
+  public static var storedShape: SettingSchema.Shape? { .string(format: .uuid) }
 
   /// Reads a string holding a UUID in its standard 8-4-4-4-12 hexadecimal form, in either case
   /// (`E621E1F8-C36C-495A-93FC-0C247A3E6E5F` or `e621e1f8-…`), as `UUID(uuidString:)` reads it;

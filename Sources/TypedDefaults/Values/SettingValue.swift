@@ -110,10 +110,11 @@ public protocol SettingValue: Sendable {
   /// `Int` stores an ``SettingSchema/Shape/integer``, `URL` a ``SettingSchema/Shape/string(format:)``
   /// with the URL format, `[String]` an ``SettingSchema/Shape/array(of:)`` of strings.
   ///
-  /// The default, ``SettingSchema/Shape/any``, says nothing; a schema then takes the shape of the
-  /// setting's default value. Every type the library conforms says what it stores; a type of your
-  /// own can (`static var storedShape: SettingSchema.Shape { .string(format: nil) }`).
-  static var storedShape: SettingSchema.Shape { get }
+  /// The default, `nil`, says nothing; a schema then takes the shape of the setting's default
+  /// value. Every type the library conforms says what it stores (``PropertyListValue``, any value:
+  /// ``SettingSchema/Shape/any``); a type of your own can
+  /// (`static var storedShape: SettingSchema.Shape? { .string(format: nil) }`).
+  static var storedShape: SettingSchema.Shape? { get }
 }
 
 extension SettingValue {
@@ -123,14 +124,17 @@ extension SettingValue {
   /// - Returns: `nil`.
   public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
 
-  /// ``SettingSchema/Shape/any``: the type doesn't say what it stores.
-  public static var storedShape: SettingSchema.Shape { .any }
+  /// `nil`: the type doesn't say what it stores.
+  public static var storedShape: SettingSchema.Shape? { nil }
 
   /// A short name of the type for diagnostics, as it is spelled in code: `Int`, `[String]`.
   static var typeName: String { TypeNames.sugared(Self.self) }
 }
 
 extension PropertyListValue: SettingValue {
+  /// Any value, for schemas: a `PropertyListValue` setting reads whatever is stored.
+  public static var storedShape: SettingSchema.Shape? { .any }
+
   /// Reads any stored value unchanged.
   ///
   /// - Parameter propertyListValue: The stored value.

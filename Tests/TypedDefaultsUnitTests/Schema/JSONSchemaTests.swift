@@ -106,7 +106,7 @@ private func skipOrFail(_ why: String) throws -> ValidatorReport? {
             },
             "homepage" : {
               "default" : "https://example.com/a",
-              "format" : "uri",
+              "format" : "uri-reference",
               "type" : "string",
               "x-typeddefaults-property" : "homepage",
               "x-typeddefaults-type" : "URL"
