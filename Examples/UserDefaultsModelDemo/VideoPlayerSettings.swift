@@ -3,8 +3,9 @@ import TypedDefaults
 
 /// The video quality the player asks for.
 ///
-/// Stored as its raw string: the conformance to `SettingValue` is all it takes.
-enum VideoQuality: String, SettingValue {
+/// Stored as its raw string: the conformance to `SettingValue` is all it takes. `CaseIterable`
+/// lists its cases as the setting's allowed values in the schema (`--schema`).
+enum VideoQuality: String, SettingValue, CaseIterable {
   case auto
   case sd = "480p"
   case hd = "720p"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaults
 import TypedDefaultsTestSupport
 
 /// The example executables, run as a user runs them: twice, the second run reading what the first
@@ -289,6 +290,41 @@ import TypedDefaultsTestSupport
     #expect(
       result.standardOutput
         == "ok: the schema is valid, 8 defaults validate, 4 wrong instances rejected\n",
+      "\(result.standardError)")
+    #expect(result.status == 0)
+  }
+
+  /// Every other example's model, printed with `--schema`: a valid schema whose defaults all
+  /// validate, and which refuses a wrong-typed and an out-of-range value of a declared key.
+  @Test(
+    .enabled(
+      if: JSONSchemaValidator.isAvailable || JSONSchemaValidator.isRequired,
+      "python3 with jsonschema is missing (python3 -m pip install jsonschema); with TYPEDDEFAULTS_REQUIRE_JSONSCHEMA=1 this test fails instead"
+    ),
+    arguments: [
+      (
+        "LayeredConfigDemo", 11,
+        [#"{"RequestTimeout": 0.5}"#, #"{"Theme": "blue"}"#, #"{"LaunchCount": "1"}"#]
+      ),
+      ("UserDefaultsModelDemo", 7, [#"{"volume": "loud"}"#, #"{"preferredQuality": "8k"}"#]),
+      // (The secret apiToken's default is never exported.)
+      ("DeploymentDemo", 5, [#"{"maxConnections": 1.5}"#, #"{"logLevel": "loud"}"#]),
+      ("FleetDemo", 2, [#"{"maxBitrate": 0}"#, #"{"greeting": 3}"#]),
+    ])
+  func everyExamplesSchemaIsValidAndEveryDefaultValidates(
+    _ example: String, defaults: Int, wrong: [String]
+  ) throws {
+    let run = try runProduct(example, ["--schema"])
+    #expect(run.status == 0, "\(run.standardError)")
+    let directory = try TemporaryDirectory()
+    let schema = directory.file("schema.json")
+    try Data(run.standardOutput.utf8).write(to: schema)
+    #expect(try SettingsSchema(jsonSchema: Data(run.standardOutput.utf8)).settings.count > 0)
+    let result = try JSONSchemaValidator.validate(schema, rejecting: wrong)
+    #expect(
+      result.standardOutput
+        == "ok: the schema is valid, \(defaults) defaults validate, \(wrong.count) wrong "
+        + "instances rejected\n",
       "\(result.standardError)")
     #expect(result.status == 0)
   }
