@@ -145,7 +145,9 @@ public enum SettingsDiagnostics {
     FileHandle.standardError.write(Data((line + "\n").utf8))
   }
 
-  private static let globalHandler = Locked<Handler>(standardErrorHandler)
+  /// The process-wide handler, in a struct: a bare function type as a `Locked` state would be
+  /// wrapped in one more reabstraction thunk on every access (see ``HandlerBox``).
+  private static let globalHandler = Locked(HandlerBox(handler: standardErrorHandler))
 
   /// A task's handler and the problems already reported to it, so that reporting once applies
   /// per scope.
@@ -170,6 +172,15 @@ public enum SettingsDiagnostics {
   }
 
   @TaskLocal private static var scope: Scope?
+
+  /// A handler held as a struct's field. `Locked` passes its state `inout` to a generic closure;
+  /// a function type there is converted to the generic representation and back on each access,
+  /// and the value written back is the old one wrapped in a thunk, so a handler read 30,000 times
+  /// (a diagnostic reported 30,000 times) was 30,000 thunks deep and overflowed the stack. A
+  /// field of a concrete struct keeps its own representation.
+  private struct HandlerBox: Sendable {
+    var handler: Handler
+  }
   /// The problems reported once per process outside any scope.
   private static let reportedInProcess = Locked<Set<String>>([])
 
@@ -177,8 +188,8 @@ public enum SettingsDiagnostics {
   ///
   /// Thread-safe.
   public static var handler: Handler {
-    get { globalHandler.withLock { $0 } }
-    set { globalHandler.withLock { $0 = newValue } }
+    get { globalHandler.withLock { $0.handler } }
+    set { globalHandler.withLock { $0.handler = newValue } }
   }
 
   /// Sends diagnostics reported by `operation` (on the current task) to `handler` instead of the

@@ -9,33 +9,39 @@
 /// takes. Observers run on the calling thread before the call returns. Once the store is
 /// released or stops watching, reports do nothing.
 public final class LayerSourceReporter: Sendable {
-  /// The store's handler: the keys that may have changed, or `nil` for any key.
-  private let handler: Locked<(@Sendable ([String]?) -> Void)?>
+  /// The store's handler: the keys that may have changed, or `nil` for any key; held in a
+  /// struct, as a bare (optional) function type as a `Locked` state is wrapped in one more thunk
+  /// on every access (see `Locked`).
+  private let handler: Locked<Handler>
+
+  private struct Handler: Sendable {
+    var forward: (@Sendable ([String]?) -> Void)?
+  }
 
   package init(_ handler: @escaping @Sendable ([String]?) -> Void) {
-    self.handler = Locked(handler)
+    self.handler = Locked(Handler(forward: handler))
   }
 
   /// Tells the store that some keys' values may have changed.
   ///
   /// - Parameter keys: The keys, as the source names them.
   public func reportChanges(forKeys keys: some Sequence<String>) {
-    handler.withLock { $0 }?(Array(keys))
+    handler.withLock { $0.forward }?(Array(keys))
   }
 
   /// Tells the store that any of the source's values may have changed (a file replaced, a
   /// dictionary delivered anew).
   public func reportChanges() {
-    handler.withLock { $0 }?(nil)
+    handler.withLock { $0.forward }?(nil)
   }
 
   /// Passes a report on: `keys`, or `nil` for any key.
   func forward(_ keys: [String]?) {
-    handler.withLock { $0 }?(keys)
+    handler.withLock { $0.forward }?(keys)
   }
 
   /// Stops passing reports on.
   package func disconnect() {
-    handler.withLock { $0 = nil }
+    handler.withLock { $0.forward = nil }
   }
 }

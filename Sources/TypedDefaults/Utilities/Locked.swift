@@ -10,6 +10,12 @@ import Foundation
 /// The value lives in memory the class allocates itself rather than in a stored property, so
 /// that reaching it inside the lock costs no dynamic exclusivity check (the lock already
 /// guarantees exclusive access).
+///
+/// Don't make `State` a bare function type (or an optional one): passed `inout` to the generic
+/// body, a function is converted to the generic representation and back, and what is written
+/// back is the old function wrapped in a reabstraction thunk, one more on every access, until a
+/// call through it overflows the stack. Hold it as a field of a struct, which keeps its own
+/// representation (`SettingsDiagnostics.HandlerBox`; `LockedTests` pins it).
 @usableFromInline
 package final class Locked<State> {
   @usableFromInline let lock = NSLock()
