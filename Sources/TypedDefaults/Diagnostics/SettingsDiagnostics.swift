@@ -173,7 +173,9 @@ public enum SettingsDiagnostics {
 
   @TaskLocal private static var scope: Scope?
 
-  /// A handler held as a struct's field. `Locked` passes its state `inout` to a generic closure;
+  /// A handler held as a struct's field.
+  ///
+  /// `Locked` passes its state `inout` to a generic closure;
   /// a function type there is converted to the generic representation and back on each access,
   /// and the value written back is the old one wrapped in a thunk, so a handler read 30,000 times
   /// (a diagnostic reported 30,000 times) was 30,000 thunks deep and overflowed the stack. A
