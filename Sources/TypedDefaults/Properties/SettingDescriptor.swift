@@ -87,12 +87,42 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
   public var schema: SettingSchema {
     let optional = valueType is any OptionalProtocol.Type
     let declared = valueType.storedShape
+    let width = Self.integerBounds(of: valueType)
     return SettingSchema(
       key: key, propertyPath: propertyPath, typeName: typeName,
-      shape: declared ?? defaultValue.map(SettingSchema.Shape.init(of:)) ?? .any,
+      shape: declared ?? defaultValue.map(SettingSchema.Shape.init(kindOf:)) ?? .any,
       isOptional: optional, defaultValue: isSecret ? nil : defaultValue, help: help,
-      allowedValues: allowedValues, minimum: minimum, maximum: maximum, isSecret: isSecret,
-      isManaged: setting.untypedStorage.isForced)
+      allowedValues: allowedValues,
+      minimum: Self.tighter(minimum, width.minimum, keepsLarger: true),
+      maximum: Self.tighter(maximum, width.maximum, keepsLarger: false),
+      isSecret: isSecret, isManaged: setting.untypedStorage.isForced)
+  }
+
+  /// The bounds an integer type itself puts on what it reads, where they are narrower than what a
+  /// property list holds: `Int8`'s -128 and 127, `UInt`'s 0 (an `Int` or `Int64` has none below,
+  /// and no upper bound is given for 64-bit types, whose schemas would all carry it).
+  private static func integerBounds(
+    of type: any SettingValue.Type
+  ) -> (minimum: PropertyListValue?, maximum: PropertyListValue?) {
+    let unwrapped: Any.Type = (type as? any OptionalProtocol.Type)?.wrappedType ?? type
+    guard let integer = unwrapped as? any FixedWidthInteger.Type else { return (nil, nil) }
+    func bounds<T: FixedWidthInteger>(_: T.Type) -> (PropertyListValue?, PropertyListValue?) {
+      let lower: PropertyListValue? =
+        T.isSigned
+        ? (T.bitWidth < 64 ? .integer(.init(Int64(T.min))) : nil) : .integer(.init(Int64(0)))
+      let upper: PropertyListValue? = T.bitWidth < 64 ? .integer(.init(UInt64(T.max))) : nil
+      return (lower, upper)
+    }
+    return bounds(integer)
+  }
+
+  /// Of a declared bound and a type's own, the one that bounds more tightly.
+  private static func tighter(
+    _ declared: PropertyListValue?, _ own: PropertyListValue?, keepsLarger: Bool
+  ) -> PropertyListValue? {
+    guard let declared, let own else { return declared ?? own }
+    guard let order = SettingSchema.order(declared, own) else { return declared }
+    return (order >= 0) == keepsLarger ? declared : own
   }
 
   /// The cases of a `CaseIterable` type (an optional's wrapped type's), as stored.

@@ -62,6 +62,22 @@ public struct SettingSchema: Sendable, Hashable {
       }
     }
 
+    /// The shape of one value's kind only: a collection's elements are ``any``.
+    ///
+    /// What a schema takes from a default when the setting's type doesn't say what it stores (a
+    /// `Codable` struct): one value can't tell the shape of every other, so a dictionary's
+    /// values and an array's elements are left open (a struct's optional field, absent from the
+    /// default, may hold an integer in a stored value).
+    ///
+    /// - Parameter value: The value.
+    public init(kindOf value: PropertyListValue) {
+      switch value {
+      case .array: self = .array(of: .any)
+      case .dictionary: self = .dictionary(of: .any)
+      default: self.init(of: value)
+      }
+    }
+
     private static func common(_ values: some Collection<PropertyListValue>) -> Shape {
       guard let first = values.first.map(Shape.init(of:)) else { return .any }
       return values.allSatisfy { Shape(of: $0) == first } ? first : .any
@@ -224,6 +240,9 @@ public struct SettingSchema: Sendable, Hashable {
     if let allowedValues, !allowedValues.contains(value) {
       let listed = allowedValues.map { ValueDescription.of($0) }.joined(separator: ", ")
       return "\(ValueDescription.of(value)) is not one of the allowed values (\(listed))"
+    }
+    if minimum != nil || maximum != nil, case .real(let real) = value, real.isNaN {
+      return "nan is not a number, so it is outside the range (\(rangeDescription ?? ""))"
     }
     if let minimum, let order = SettingSchema.order(value, minimum), order < 0 {
       return

@@ -41,16 +41,16 @@ extension SettingsSchema {
   /// (``jsonSchema()``), replacing the file atomically: a reader sees the old schema or the new
   /// one, never part of one.
   ///
-  /// A missing folder is created (readable and writable by its owner only), as a store creates
-  /// it on its first save: an app may write its schema before it has saved anything, in a home
-  /// with no `~/.config` yet.
+  /// A missing store folder is created (readable and writable by its owner only), as a store
+  /// creates it on its first save: an app may write its schema before it has saved anything, in
+  /// a home with no `~/.config` yet. A schema file that is a symbolic link is replaced where it
+  /// points, as a store's file is, but no folder is created for a link that points nowhere.
   ///
   /// - Parameter storeFile: The store's property-list file.
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the schema file's path and the cause.
   public func write(nextTo storeFile: URL) throws(SettingsError) {
-    let url = Self.fileURL(nextTo: storeFile)
-    try AtomicFile.createMissingFolder(of: url)
-    try AtomicFile.replace(url, with: jsonSchema())
+    try AtomicFile.createMissingFolder(of: storeFile)
+    try AtomicFile.replace(Self.fileURL(nextTo: storeFile), with: jsonSchema())
   }
 
   /// This schema with the settings of `other` added, replacing those with the same keys; the
@@ -74,7 +74,9 @@ extension SettingsContainer {
   /// view's prefix, as the store holds them.
   ///
   /// Writes the file each time it is called: call it once at launch, or when the app is built.
-  /// Thread-safe; two processes writing at once leave one of their files whole.
+  /// Thread-safe, and safe between processes: the read, merge and write happen holding the
+  /// schema file's lock (`<schema file>.lock`, as a store's saves hold theirs), so models writing
+  /// at once each keep the others' keys.
   ///
   /// A model with no settings writes nothing.
   ///
@@ -100,7 +102,11 @@ extension SettingsContainer {
         return setting
       }
     }
-    let merged = try SettingsSchema(contentsOfFileNextTo: storeFile)?.merging(schema) ?? schema
-    try merged.write(nextTo: storeFile)
+    try AtomicFile.createMissingFolder(of: storeFile)
+    try AtomicFile.withLock(on: SettingsSchema.fileURL(nextTo: storeFile)) {
+      () throws(SettingsError) in
+      let merged = try SettingsSchema(contentsOfFileNextTo: storeFile)?.merging(schema) ?? schema
+      try merged.write(nextTo: storeFile)
+    }
   }
 }

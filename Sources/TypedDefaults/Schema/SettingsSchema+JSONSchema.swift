@@ -26,9 +26,11 @@ extension SettingsSchema {
   ///   and ``init(jsonSchema:)`` reads back.
   ///
   /// Other keys are allowed (`additionalProperties` is not restricted): a store holds values of
-  /// other models and libraries too. A value validates exactly when ``problem(with:forKey:)``
-  /// finds nothing wrong with it, except that JSON Schema can't check that a real is within the
-  /// range a `Float` can hold.
+  /// other models and libraries too. A value validates when ``problem(with:forKey:)`` finds
+  /// nothing wrong with it; what JSON Schema can't check, a validator other than the library lets
+  /// through: a range of strings or dates (the `x-typeddefaults-` bounds), a real outside what a
+  /// `Float` holds, a `ClosedRange` stored with its bounds reversed, and what a `Codable` type's
+  /// decoding refuses (its shape is the default's kind only).
   ///
   /// - Returns: The document's bytes.
   public func jsonSchema() -> Data {

@@ -283,6 +283,61 @@ private func skipOrFail(_ why: String) throws -> ValidatorReport? {
     #expect(try SettingsSchema(contentsOfFileNextTo: suite.fileURL) == model.schema)
   }
 
+  @Test func modelsWritingTheirSchemasAtOnceEachKeepTheOthersKeys() throws {
+    let folder = try TemporaryDirectory()
+    let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))
+    let app = AppModel(backend: store)
+    let library = PlayerSettings(backend: store.scoped(to: "kit."))
+    for _ in 0..<20 {
+      try? FileManager.default.removeItem(at: folder.file("data.plist.schema.json"))
+      DispatchQueue.concurrentPerform(iterations: 2) { index in
+        try? (index == 0 ? app.writeSchema() : library.writeSchema())
+      }
+      let merged = try #require(try SettingsSchema(contentsOfFileNextTo: store.persistentFile.url))
+      #expect(merged.settings.count == app.schema.settings.count + library.schema.settings.count)
+    }
+  }
+
+  @Test func aDanglingLinkInTheSchemaFilesPlaceCreatesNoFolderElsewhere() throws {
+    let folder = try TemporaryDirectory()
+    let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("data.plist.schema.json").path,
+      withDestinationPath: folder.file("elsewhere/deep/x.json").path)
+    #expect(throws: SettingsError.self) { try AppModel(backend: store).writeSchema() }
+    #expect(!FileManager.default.fileExists(atPath: folder.file("elsewhere").path))
+  }
+
+  @Test func aCodableStructsFieldsAreNotGuessedFromItsDefault() throws {
+    struct Profile: Codable, SettingValue, Equatable {
+      var name = "guest"
+      var age: Int?
+    }
+    struct Account: SettingsGroup {
+      @Setting var profile = Profile()
+      @Setting var friends: [Profile] = [Profile()]
+    }
+    let backend = InMemoryBackend()
+    let account = Account(backend: backend)
+    account.profile = Profile(name: "Ada", age: 36)
+    account.friends = [Profile(name: "Bo", age: 3)]
+    let schema = account.schema
+    #expect(schema["profile"]?.shape == .dictionary(of: .any))
+    #expect(schema["friends"]?.shape == .array(of: .any))
+    for key in ["profile", "friends"] {
+      let stored = try #require(backend.storedValue(forKey: key))
+      #expect(schema.problem(with: stored, forKey: key) == nil, "\(key)")
+    }
+  }
+
+  @Test func nanIsOutsideEveryNumericRange() {
+    let schema = PlayerSettings(backend: InMemoryBackend()).schema
+    #expect(
+      schema.problem(with: .real(.nan), forKey: "volume")
+        == "nan is not a number, so it is outside the range (0.0...1.0)")
+    #expect(schema.problem(with: .real(0.5), forKey: "volume") == nil)
+  }
+
   @Test func aSchemaFileThatCantBeReadIsReportedWithItsPathAndKept() throws {
     let folder = try TemporaryDirectory()
     let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))

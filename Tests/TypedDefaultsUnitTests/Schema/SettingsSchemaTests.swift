@@ -147,11 +147,23 @@ private final class SubclassedAppSettings: ClassAppSettings, @unchecked Sendable
     for (row, want) in zip(found, expected) {
       #expect(row == want)
     }
+    // An integer type narrower than a property list's integers bounds what it reads: the schema
+    // says so, as a range nobody declared.
+    let widths: [String: (PropertyListValue?, PropertyListValue?)] = [
+      "int8": (-128, 127), "int16": (-32768, 32767), "int32": (-2_147_483_648, 2_147_483_647),
+      "uint": (0, nil), "uint8": (0, 255), "uint16": (0, 65535), "uint32": (0, 4_294_967_295),
+      "uint64": (0, nil),
+    ]
     for setting in schema.settings {
       #expect(setting.propertyPath == setting.key)
-      #expect(setting.help == nil && setting.minimum == nil && setting.maximum == nil)
+      #expect(setting.help == nil)
+      let width = widths[setting.key] ?? (nil, nil)
+      #expect(setting.minimum == width.0 && setting.maximum == width.1, "\(setting.key)")
       #expect(!setting.isSecret && !setting.isManaged)
     }
+    #expect(
+      schema["int8"]?.problem(with: .integer(1000)) == "1000 is greater than the maximum, 127")
+    #expect(schema["uint"]?.problem(with: .integer(-5)) == "-5 is less than the minimum, 0")
   }
 
   @Test func enumsCodableStructsAndPropertyListValuesTakeTheShapeTheyStore() {
@@ -160,11 +172,12 @@ private final class SubclassedAppSettings: ClassAppSettings, @unchecked Sendable
     #expect(
       found == [
         Row("codecs", "[SchemaCodec]", .array(of: .string(format: nil)), ["aac"]),
-        // A Codable struct says nothing: its default's shape, a dictionary of integers here…
-        Row("frame", "WindowFrame", .dictionary(of: .integer), ["height": 480, "width": 640]),
+        // A Codable struct says nothing: its default's kind, a dictionary of any values (an
+        // optional field absent from the default may hold anything)…
+        Row("frame", "WindowFrame", .dictionary(of: .any), ["height": 480, "width": 640]),
         Row("level", "SchemaLevel", .integer, 1, allowed: [1, 3]),
         Row("pin", "Int?", .integer, optional: true, nil),
-        // …and of mixed values there.
+        // …here too.
         Row("profile", "Profile", .dictionary(of: .any), ["age": 36, "name": "Ada"]),
         // A secret's default is withheld.
         Row("token", "String", .string(format: nil), nil),
