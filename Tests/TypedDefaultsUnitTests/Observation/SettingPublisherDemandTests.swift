@@ -178,6 +178,7 @@ import TypedDefaultsTestSupport
   #if canImport(Observation)
     /// The conformance SwiftUI's `@Bindable`, `@State` and `@Environment` need, on every model
     /// and its subclasses.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func aSettingsModelIsObservable() {
       func isObservable<T: AnyObject>(_ type: T.Type) -> Bool { type is any Observable.Type }
       #expect(isObservable(SettingsModel.self))

@@ -140,7 +140,10 @@ struct AvailabilityAudit {
     Rule(
       "withObservationTracking", "withObservationTracking", #"\bwithObservationTracking\b"#,
       observation),
-    Rule("Observable", "Observable", #"[:,]\s*Observable\b"#, observation),
+    Rule(
+      "Observable", "Observable",
+      #"[:,]\s*Observable\b|\b(any|some)\s+Observable\b|\bObservable\s*\.\s*(Type|Protocol)\b"#,
+      observation),
     Rule(
       "Observations", "Observations", #"\bObservations\s*[({<]"#,
       Requirement(versions: swift62Runtime.versions, module: "Observation")),

@@ -104,6 +104,7 @@ import TypedDefaultsTestSupport
       final class Gated {}
       let leaked = Gated()
       let publisher: AnyPublisher<Int, Never>
+      let observable = model is any Observable.Type
       """
     let findings = AvailabilityAudit.audit([("Sample.swift", sample)]).findings
     #expect(
@@ -121,6 +122,7 @@ import TypedDefaultsTestSupport
         "34 ObservationRegistrar",
         "39 Gated",
         "40 Combine",
+        "41 Observable",
       ], "\(findings.map(\.description).joined(separator: "\n"))")
   }
 
