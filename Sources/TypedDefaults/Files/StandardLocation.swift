@@ -42,13 +42,7 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> URL {
     #if canImport(Darwin)
-      let directory: FileManager.SearchPathDirectory =
-        switch self {
-        case .data, .configuration: .applicationSupportDirectory
-        case .documents: .documentDirectory
-        case .cache: .cachesDirectory
-        }
-      if let url = FileManager.default.urls(for: directory, in: .userDomainMask).first {
+      if let url = FileManager.default.urls(for: searchPathDirectory, in: .userDomainMask).first {
         return url
       }
     #endif
@@ -63,6 +57,18 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
     }
     let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
     return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(fallback)
+  }
+
+  /// The system's name of this kind of folder, which Apple platforms ask for.
+  ///
+  /// `FileManager.urls(for:in:)` is asked for Application Support (data and configuration),
+  /// Documents or Caches. Compiled everywhere; Linux uses the XDG folders instead.
+  var searchPathDirectory: FileManager.SearchPathDirectory {
+    switch self {
+    case .data, .configuration: .applicationSupportDirectory
+    case .documents: .documentDirectory
+    case .cache: .cachesDirectory
+    }
   }
 
   /// The folder of this kind for one app or tool, created (with any missing parents) if it

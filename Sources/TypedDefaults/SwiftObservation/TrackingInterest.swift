@@ -14,6 +14,7 @@
   // `prepare` writes `binding`, `overridingBackend` and `key` without it, on an interest just taken
   // from the pool (whose lock orders the write after the interest's last use) or created, before
   // its setting can be shared; `trackingStarted()` reads them under `lock`.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   final class TrackingInterest: @unchecked Sendable {
     private let lock = NSLock()
     private var token: ObservationToken?

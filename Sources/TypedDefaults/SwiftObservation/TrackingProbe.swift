@@ -1,5 +1,6 @@
 #if canImport(Observation)
   /// The key path argument whose hashing reveals tracking (see ``SettingObservable``).
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   struct TrackingProbe: Hashable, Sendable {
     let interest: TrackingInterest
 

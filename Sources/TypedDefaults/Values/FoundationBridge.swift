@@ -180,18 +180,28 @@ enum FoundationBridge {
   /// `NSKeyedArchiver` archives) contain; `nil` for any other object.
   private static func keyedArchiverUID(_ object: Any) -> UInt32? {
     #if canImport(Darwin)
-      // CoreFoundation's UID type is private; its description is `<CFKeyedArchiverUID …>{value = 7}`.
-      let description = String(describing: object)
-      guard description.hasPrefix("<CFKeyedArchiverUID"),
-        let start = description.range(of: "{value = "),
-        let end = description[start.upperBound...].firstIndex(of: "}")
-      else { return nil }
-      return UInt32(description[start.upperBound..<end])
+      return keyedArchiverUID(fromDescription: String(describing: object))
     #else
       // swift-corelibs-foundation's UID class is internal; its stored `value` is visible to Mirror.
       guard String(describing: type(of: object)) == "_NSKeyedArchiverUID" else { return nil }
       return Mirror(reflecting: object).children.first { $0.label == "value" }?.value as? UInt32
     #endif
+  }
+
+  /// The number in CoreFoundation's description of a keyed-archiver UID.
+  ///
+  /// CoreFoundation's UID type is private, and its description is
+  /// `<CFKeyedArchiverUID 0x…>{value = 7}`: how Apple platforms read one. Compiled everywhere, so
+  /// that the parsing is tested on Linux too.
+  ///
+  /// - Parameter description: `String(describing:)` of the object.
+  /// - Returns: The UID's number, or `nil` if the description isn't a UID's.
+  static func keyedArchiverUID(fromDescription description: String) -> UInt32? {
+    guard description.hasPrefix("<CFKeyedArchiverUID"),
+      let start = description.range(of: "{value = "),
+      let end = description[start.upperBound...].firstIndex(of: "}")
+    else { return nil }
+    return UInt32(description[start.upperBound..<end])
   }
 
   // MARK: - PropertyListValue to Foundation

@@ -25,6 +25,7 @@ private final class PinnedSettings: SettingsModel, @unchecked Sendable {
 
 /// A bare `Observable` whose key path takes a `Hashable` argument, as `SettingObservable`'s does:
 /// it counts how often Observation hashes the argument.
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
 private final class HashCountingSubject: Observable, @unchecked Sendable {
   // @unchecked Sendable: `registrar` is Sendable, `hashes` is behind its lock.
   let registrar = ObservationRegistrar()
@@ -89,6 +90,7 @@ private final class HashCountingSubject: Observable, @unchecked Sendable {
   /// The runtime behaviour the library's Swift Observation hook rests on, pinned without the
   /// library: while tracking, `ObservationRegistrar.access` hashes the key path it is given
   /// (it keeps the accessed key paths in a set) before it returns; outside tracking it doesn't.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func observationHashesAnAccessedKeyPathInsideTheAccessAndOnlyWhileTracking() {
     let subject = HashCountingSubject()
     let keyPath = \HashCountingSubject[argument: HashCountingSubject.Argument(subject: subject)]
@@ -116,6 +118,7 @@ private final class HashCountingSubject: Observable, @unchecked Sendable {
 
   /// The same through the library: a setting read inside `withObservationTracking`, then
   /// written, calls `onChange` once, whoever writes.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func aSettingReadInsideTrackingAndThenWrittenCallsOnChange() throws {
     let backend = InMemoryBackend()
     let settings = PinnedSettings(backend: backend)

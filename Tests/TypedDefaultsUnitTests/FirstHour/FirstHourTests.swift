@@ -341,6 +341,7 @@ private final class Collected: Sendable {
   #if canImport(Observation)
     /// A view-model test as the testing article shows it: `.isolatedSettings`, Swift
     /// Observation on the app's shared model, and a captured diagnostic, in one test.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(.isolatedSettings) func aViewModelTestTracksAndCapturesInsideItsIsolatedScope() throws {
       let changes = Collected()
       _ = withObservationTracking {
@@ -360,6 +361,7 @@ private final class Collected: Sendable {
 
     /// An `onChange` that writes the setting it tracked (a view model clamping a value), on
     /// every backend: no deadlock, and the clamped value is the one stored.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.all)
     func anOnChangeThatWritesTheTrackedSettingDoesNotDeadlock(
       _ factory: BackendFactory
@@ -389,6 +391,7 @@ private final class Collected: Sendable {
 
     /// The same with the app's settings as a shared struct: tracking and a stream of changes
     /// follow the test's backend.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(.isolatedSettings) func aSharedSettingsStructIsTrackedAndStreamedInsideTheScope() async {
       let changes = Collected()
       _ = withObservationTracking {

@@ -82,6 +82,7 @@ private final class Box<Value>: @unchecked Sendable {
 @Suite(.tags(.breakIt)) struct ModelBindingLifetimeTests {
   // MARK: - Lifetimes
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test(arguments: BackendFactory.allWithScopedViews)
   func aSettingCopiedOutOfAReleasedModelKeepsReadingWritingAndTracking(
     _ factory: BackendFactory
@@ -116,6 +117,7 @@ private final class Box<Value>: @unchecked Sendable {
     }
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func anOnChangeThatReleasesTheLastReferenceToItsModelEndsItsTracking() throws {
     let backend = InMemoryBackend()
     let box = Box(BreakSettings(backend: backend))
@@ -161,6 +163,7 @@ private final class Box<Value>: @unchecked Sendable {
     #expect(second.value(forKey: "a.volume") == 7)
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func aSettingWithItsOwnBackendKeepsItInEveryInstance() throws {
     let backend = InMemoryBackend()
     for round in 0..<3 {
@@ -184,6 +187,7 @@ private final class Box<Value>: @unchecked Sendable {
     }
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func modelsFoundByMirrorBindTheirKeysAndTrack() throws {
     let backend = InMemoryBackend()
     RuntimePrefix.current.withLock { $0 = "first." }
@@ -219,6 +223,7 @@ private final class Box<Value>: @unchecked Sendable {
 
   // MARK: - Observation
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func observablesReusedAcrossModelsOfOtherSizesTrackOnlyTheirOwnSetting() throws {
     let backend = InMemoryBackend()
     // Give back batches of 4, 2 and 5 observables, some of them tracked.
@@ -265,6 +270,7 @@ private final class Box<Value>: @unchecked Sendable {
 
   // MARK: - Concurrency
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func modelsCreatedAndReleasedOnEightThreadsReadWriteAndTrackTheirOwnBackends() throws {
     let shared = InMemoryBackend()
     let privates = (0..<8).map { InMemoryBackend(name: "private \($0)") }
@@ -322,6 +328,7 @@ private final class Box<Value>: @unchecked Sendable {
     #expect(changes.count == 1)
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func aTrackedModelReleasedWhileAnotherThreadWritesItsKeysStopsObserving() throws {
     let backend = InMemoryBackend()
     let stop = Locked(false)

@@ -87,6 +87,7 @@ private struct OtherSettings: SettingsGroup {
 
   /// Also when its settings were tracked: their backend observers and tokens, which hold the
   /// backend, go with the model.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test(arguments: BackendFactory.all, [false, true])
   func aReleasedModelLetsItsBackendGo(_ factory: BackendFactory, tracked: Bool) async throws {
     weak var weakBackend: (any SettingsBackend)?
@@ -106,6 +107,7 @@ private struct OtherSettings: SettingsGroup {
     #expect(weakBackend == nil)
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func anObservableTrackedInAReleasedModelIsNeverHandedToAnotherSetting() throws {
     let calls = Received<Int>()
     let oldBackend = InMemoryBackend()
@@ -145,6 +147,7 @@ private struct OtherSettings: SettingsGroup {
   ///
   /// Should a release of Observation ever hash later, this fails before a model released inside the
   /// tracked closure could be reached through a dangling reference.
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func trackingStartsInsideTheReadOfTheSetting() throws {
     let backend = InMemoryBackend()
     let registeredDuringTheRead = Locked<[Int]>([])
@@ -169,6 +172,7 @@ private struct OtherSettings: SettingsGroup {
       """)
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func untrackedObservablesOfAReleasedModelTrackOnlyTheirNewSettings() throws {
     do { _ = BindingSettings(backend: InMemoryBackend()) }
     let settings = BindingSettings(backend: InMemoryBackend())
@@ -185,6 +189,7 @@ private struct OtherSettings: SettingsGroup {
     #expect(calls.all == [4])
   }
 
+  @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
   @Test func aModelWithSomeTrackedSettingsGivesBackTheOthersAndStopsObserving() throws {
     let backend = InMemoryBackend()
     do {

@@ -553,6 +553,7 @@ import TypedDefaultsTestSupport
   /// Settings take part in Swift's Observation with no macro: through the same model, another
   /// model on the backend, or the backend itself.
   @Suite struct SwiftObservationTests {
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.observable)
     func trackingASettingCallsOnChangeOnceForAChangeByAnyWriter(
       _ factory: BackendFactory
@@ -589,6 +590,7 @@ import TypedDefaultsTestSupport
 
     /// H32: a tracker attached with no write is never called; neither is one tracking another
     /// setting of the model.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.observable)
     func trackingWithNoWriteCallsNothing(_ factory: BackendFactory) async throws {
       try await factory.withBackend { backend in
@@ -604,6 +606,7 @@ import TypedDefaultsTestSupport
       }
     }
 
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.observable)
     func aGroupsSettingsAreTrackedToo(_ factory: BackendFactory) async throws {
       try await factory.withBackend { backend in
@@ -623,6 +626,7 @@ import TypedDefaultsTestSupport
 
     /// A setting takes its Observation object when it is attached: a standalone setting, attached
     /// to its own backend as it is declared, is tracked like a model's.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.observable)
     func aStandaloneSettingIsTrackedToo(_ factory: BackendFactory) async throws {
       try await factory.withBackend { backend in
@@ -641,6 +645,7 @@ import TypedDefaultsTestSupport
 
     /// Tracking registers one backend observer per setting read inside tracking, and a released
     /// model takes it away.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.observable)
     func aReleasedModelStopsObservingItsBackend(_ factory: BackendFactory) async throws {
       try await factory.withBackend { backend in

@@ -555,6 +555,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
   #if canImport(Observation)
     /// Two models on one backend read in one tracking block; writing the value the key already
     /// holds calls nothing, and the next real change calls `onChange` exactly once.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(arguments: BackendFactory.observable)
     func trackingTwoModelsOnOneKeyCallsOnChangeOnceAndNotForTheSameValue(
       _ factory: BackendFactory

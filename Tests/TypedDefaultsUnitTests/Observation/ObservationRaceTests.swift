@@ -459,6 +459,7 @@ import TypedDefaultsTesting
   #if canImport(Observation)
     /// Tracking inside a nested scope follows the inner scope's backend: a write in the outer
     /// scope's backend doesn't fire it, one in the inner's fires it once.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func trackingInANestedScopeFollowsTheInnerBackendOnly() {
       let model = RaceTrackedSettings(backend: InMemoryBackend())
       let outer = InMemoryBackend(name: "outer")
@@ -483,6 +484,7 @@ import TypedDefaultsTesting
 
     /// Tracking a setting read through a test's backend fires for every kind of test backend:
     /// a user-written one, a scoped view, a `UserDefaultsBackend` suite.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func trackingInsideAScopeFiresOnAUserWrittenAViewAndASuite() throws {
       // A `TemporarySuite`, not `removePersistentDomain(forName:)`: that has corelibs rewrite
       // every suite the process changed, in place, from its copy, which lags the backends' own
@@ -511,6 +513,7 @@ import TypedDefaultsTesting
 
     /// Eight parallel tests share one model, each in its own scope: each tracker fires once,
     /// for its own test's write, and never for another's.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func parallelScopesTrackingOneSharedModelEachFireOnceForTheirOwnWrite() async {
       let model = RaceTrackedSettings(backend: InMemoryBackend())
       let counts = await withTaskGroup(of: Int.self) { group in

@@ -60,6 +60,7 @@
 
     /// The first tracked read switches the setting's accesses in the middle of the tracker's
     /// closure: the tracker named both key paths, and hears of the change once.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func aTrackerThatReadTheSettingUnderBothKeyPathsIsToldOnce() throws {
       let settings = TrackedSettings(backend: InMemoryBackend())
       let calls = Received<Int>()

@@ -196,6 +196,7 @@ private final class Observed: Sendable {
     /// A view-model test: tracking an app's shared model inside `.isolatedSettings` is told of a
     /// change in the test's backend (it used to observe the model's own backend, so `onChange`
     /// never came).
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test(.isolatedSettings) func trackingInsideAnIsolatedScopeFiresForAChangeThere() throws {
       let calls = Observed()
       let seen = withObservationTracking {
@@ -220,6 +221,7 @@ private final class Observed: Sendable {
 
     /// Tests running in parallel on one shared model: a tracker in one scope hears nothing of
     /// another scope's writes, nor of the model's own backend.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func trackingInOneScopeIsNotToldOfAnotherScopesWrites() async {
       let own = InMemoryBackend()
       let model = IsolationTrackedSettings(backend: own)
@@ -243,6 +245,7 @@ private final class Observed: Sendable {
 
     /// Tracking a shared model through a test's backend doesn't keep that backend alive after
     /// the test: the model outlives it.
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
     @Test func aTestsBackendTrackedThroughASharedModelIsFreedAfterTheScope() {
       let model = IsolationTrackedSettings(backend: InMemoryBackend())
       weak var weakBackend: InMemoryBackend?

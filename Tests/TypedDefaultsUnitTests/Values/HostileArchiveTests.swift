@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TypedDefaultsTestSupport
 
@@ -7,9 +6,9 @@ import TypedDefaultsTestSupport
 @testable import TypedDefaultsTesting
 
 /// `BreakItLink.init(coder:)` calls: how many ran, how deeply they nested now and at most.
-let breakItLinkDecodes = Mutex<(total: Int, current: Int, deepest: Int)>((0, 0, 0))
+let breakItLinkDecodes = Locked<(total: Int, current: Int, deepest: Int)>((0, 0, 0))
 /// How many times `BreakItOutsider.init(coder:)` ran.
-let breakItOutsiderDecodes = Mutex(0)
+let breakItOutsiderDecodes = Locked(0)
 
 /// A linked object: it decodes the next link and a leaf with `decodeObject(of:forKey:)`, as a
 /// model holding other models does, and counts its decodes.

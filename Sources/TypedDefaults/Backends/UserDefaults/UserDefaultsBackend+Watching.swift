@@ -34,33 +34,18 @@ extension UserDefaultsBackend {
   ///
   /// Thread-safe; the watch ends at ``stopWatching()`` or when the backend is released.
   public func startWatching() {
+    guard !isWatching else { return }
     #if canImport(Darwin)
-      let token = NotificationCenter.default.addObserver(
-        forName: UserDefaults.didChangeNotification, object: userDefaults, queue: nil
-      ) { [weak self] _ in
-        self?.reportRawChanges()
-      }
-      let superfluous = watch.withLock { watch -> NotificationToken? in
-        guard watch == nil else { return NotificationToken(token) }
-        watch = NotificationToken(token)
-        return nil
-      }
-      if let superfluous { NotificationCenter.default.removeObserver(superfluous.token) }
+      let started = ExternalWatch.notifications(observeDidChangeNotifications())
     #else
-      guard !isWatching else { return }
-      let url = AtomicFile.resolvedTarget(of: suite.file.url).standardizedFileURL
-      let watcher = FileWatcher(
-        folder: url.deletingLastPathComponent(), names: [url.lastPathComponent]
-      ) { [weak self] event in
-        self?.handleWatch(event)
-      }
-      let superfluous = watch.withLock { watch -> FileWatcher? in
-        guard watch == nil else { return watcher }
-        watch = watcher
-        return nil
-      }
-      superfluous?.stop()
+      let started = ExternalWatch.file(watchSuiteFile())
     #endif
+    let superfluous = watch.withLock { watch -> ExternalWatch? in
+      guard watch == nil else { return started }
+      watch = started
+      return nil
+    }
+    superfluous?.stop()
   }
 
   /// Stops watching (``startWatching()``); changes made outside the backend are then taken in
@@ -72,25 +57,80 @@ extension UserDefaultsBackend {
       defer { watch = nil }
       return watch
     }
-    #if canImport(Darwin)
-      if let stopped { NotificationCenter.default.removeObserver(stopped.token) }
-    #else
-      stopped?.stop()
-    #endif
+    stopped?.stop()
   }
 
-  #if canImport(Darwin)
-    /// Tells observers about raw `UserDefaults` writes: the observed keys, and the keys holding a
-    /// value when some observer watches every key.
-    ///
-    /// Observers hear only of values that differ from what they have.
-    private func reportRawChanges() {
-      guard let registry = ObservationCenter.existingRegistry(for: self) else { return }
-      var keys = registry.observedKeys
-      if registry.hasObserversOfAllKeys { keys.formUnion(dictionaryRepresentation().keys) }
-      reportChanges(forKeys: keys)
+  /// What ``startWatching()`` set up: a watch of the suite's file (Linux), or an observer of
+  /// `UserDefaults.didChangeNotification` (Apple platforms).
+  enum ExternalWatch: Sendable {
+    case file(FileWatcher)
+    case notifications(NotificationObservation)
+
+    /// Stops the watch: the file watcher, or removes the observer.
+    func stop() {
+      switch self {
+      case .file(let watcher): watcher.stop()
+      case .notifications(let observation): observation.remove()
+      }
     }
-  #else
+  }
+
+  /// Observes `UserDefaults.didChangeNotification` from ``userDefaults``, handled by
+  /// ``userDefaultsDidChange()`` on the thread that posts it: the watch of Apple platforms, where
+  /// Foundation posts it after a write to the instance in this process.
+  ///
+  /// Compiled on every platform; swift-corelibs-foundation posts no such notification, so on
+  /// Linux only tests use it (posting the notification themselves).
+  ///
+  /// - Returns: The observation; remove it to stop.
+  func observeDidChangeNotifications() -> NotificationObservation {
+    NotificationObservation(
+      NotificationCenter.default.addObserver(
+        forName: UserDefaults.didChangeNotification, object: userDefaults, queue: nil
+      ) { [weak self] _ in
+        self?.userDefaultsDidChange()
+      })
+  }
+
+  /// Tells observers about raw `UserDefaults` writes a `didChangeNotification` announced (the
+  /// notification doesn't say which keys): ``keysToCheck(observedKeys:observesAllKeys:storedKeys:)``.
+  ///
+  /// Observers hear only of values that differ from what they have (``reportChanges(forKeys:)``).
+  func userDefaultsDidChange() {
+    guard let registry = ObservationCenter.existingRegistry(for: self) else { return }
+    reportChanges(
+      forKeys: Self.keysToCheck(
+        observedKeys: registry.observedKeys, observesAllKeys: registry.hasObserversOfAllKeys,
+        storedKeys: { dictionaryRepresentation().keys }))
+  }
+
+  /// The keys to read again after a change notification that names none: every observed key,
+  /// and, when some observer watches every key, every key the suite stores (a raw removal of a
+  /// key only such an observer watches is therefore not seen).
+  ///
+  /// - Parameters:
+  ///   - observedKeys: The keys observed one by one.
+  ///   - observesAllKeys: Whether some observer watches every key.
+  ///   - storedKeys: The suite's keys; asked for only when `observesAllKeys`.
+  /// - Returns: The keys whose values ``reportChanges(forKeys:)`` should compare.
+  static func keysToCheck(
+    observedKeys: Set<String>, observesAllKeys: Bool,
+    storedKeys: () -> some Sequence<String>
+  ) -> Set<String> {
+    observesAllKeys ? observedKeys.union(storedKeys()) : observedKeys
+  }
+
+  #if !canImport(Darwin)
+    /// Watches the suite's file for other processes' saves (Linux).
+    private func watchSuiteFile() -> FileWatcher {
+      let url = AtomicFile.resolvedTarget(of: suite.file.url).standardizedFileURL
+      return FileWatcher(
+        folder: url.deletingLastPathComponent(), names: [url.lastPathComponent]
+      ) { [weak self] event in
+        self?.handleWatch(event)
+      }
+    }
+
     /// Handles the watcher's event: reads the suite's file again if another process saved it.
     private func handleWatch(_ event: FileWatcher.Event) {
       switch event {
@@ -115,12 +155,15 @@ extension UserDefaultsBackend {
   #endif
 }
 
-#if canImport(Darwin)
-  /// A `NotificationCenter` observer token, to keep in a lock.
-  // @unchecked Sendable: the token is immutable and only handed back to `NotificationCenter`,
-  // which is thread-safe.
-  final class NotificationToken: @unchecked Sendable {
-    let token: any NSObjectProtocol
-    init(_ token: any NSObjectProtocol) { self.token = token }
-  }
-#endif
+/// An observer registered with `NotificationCenter.default`, until ``remove()``.
+// @unchecked Sendable: the token is immutable and only handed back to `NotificationCenter`,
+// which is thread-safe.
+final class NotificationObservation: @unchecked Sendable {
+  private let token: any NSObjectProtocol
+
+  /// Wraps what `addObserver(forName:object:queue:using:)` returned.
+  init(_ token: any NSObjectProtocol) { self.token = token }
+
+  /// Removes the observer from `NotificationCenter.default`.
+  func remove() { NotificationCenter.default.removeObserver(token) }
+}

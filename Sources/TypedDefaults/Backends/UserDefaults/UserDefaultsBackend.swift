@@ -111,14 +111,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// Has no effect on Apple platforms, where the system persists writes itself.
   public let flushDelay: Double
 
-  private let domainName: String
+  /// The reads and writes of Apple platforms, where the system owns the suite's file: one call
+  /// into `userDefaults` each (on Linux, where the backend keeps the suite itself, only tests use
+  /// it).
+  let direct: DirectAccess
 
   /// The watch ``startWatching()`` set up, if any.
-  #if canImport(Darwin)
-    let watch = Locked<NotificationToken?>(nil)
-  #else
-    let watch = Locked<FileWatcher?>(nil)
-  #endif
+  let watch = Locked<ExternalWatch?>(nil)
 
   /// What the backends on this domain in the process share: observers, and on Linux values.
   let shared: SharedSuite
@@ -186,7 +185,6 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.flushDelay = flushDelay
     let domainName =
       suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
-    self.domainName = domainName
     let name = suiteName.map { "UserDefaults(suite: \($0))" } ?? "UserDefaults(standard)"
     self.name = name
     #if canImport(Darwin)
@@ -196,6 +194,8 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       let persistentDomainName = suiteName ?? Self.standardPersistentDomainName
       let sharingKey = domainName + "\u{0}" + Self.fileURL(ofDomain: domainName).path
     #endif
+    direct = DirectAccess(
+      userDefaults: userDefaults, domainName: persistentDomainName, backendName: name)
     let shared = Self.sharedSuite(forKey: sharingKey) {
       SharedSuite(
         userDefaults: userDefaults, domainName: domainName,
@@ -212,18 +212,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 
-  #if canImport(Darwin)
-    deinit {
-      stopWatching()
-    }
-  #else
-    deinit {
-      stopWatching()
+  deinit {
+    stopWatching()
+    #if !canImport(Darwin)
       ExitHandlers.unregister(self)
       if suite.hasUnsavedChanges { suite.flushReportingFailure(takingInUserDefaults: true) }
-    }
-
-  #endif
+    #endif
+  }
 
   /// The file swift-corelibs-foundation keeps the domain in on Linux:
   /// `$XDG_CONFIG_HOME/<domain>.plist`, or `$HOME/.config/<domain>.plist`.
@@ -292,7 +287,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
       let found = suite.lookUp(key)
       return found.stored ?? found.registered
     #else
-      return appleValue(forKey: key)
+      return direct.value(forKey: key)
     #endif
   }
 
@@ -312,31 +307,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #if !canImport(Darwin)
       return suite.lookUp(key).stored
     #else
-      return userDefaults.persistentDomain(forName: domainName)?[key]
-        .flatMap { try? FoundationBridge.value(from: $0) }
+      return direct.storedValue(forKey: key)
     #endif
   }
-
-  #if canImport(Darwin)
-    /// What ``value(forKey:)`` answers on Apple platforms: `object(forKey:)`, converted.
-    private func appleValue(forKey key: String) -> PropertyListValue? {
-      guard let object = userDefaults.object(forKey: key) else { return nil }
-      do {
-        return try FoundationBridge.value(from: object)
-      } catch {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .typeMismatch,
-            key: key,
-            backend: name,
-            message:
-              "'\(key)' in \(name) holds something that is not a property list: \(error.reason)"
-          )
-        )
-        return nil
-      }
-    }
-  #endif
 
   /// Stores a value, or removes the key when `value` is `nil`, in `UserDefaults` too; on Linux
   /// the backend's memory holds it at once, and a save follows ``flushDelay`` seconds later.
@@ -356,11 +329,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     try RealStoreGuard.check(writingTo: fileURL, of: name)
     try observers.recordingWrite(CollectionOfOne(key), of: self) { () throws(SettingsError) in
       #if canImport(Darwin)
-        if let value {
-          userDefaults.set(FoundationBridge.object(from: value), forKey: key)
-        } else {
-          userDefaults.removeObject(forKey: key)
-        }
+        direct.set(value, forKey: key)
       #else
         try suite.write([key: value])
         suite.scheduleFlush()
@@ -385,9 +354,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     try RealStoreGuard.check(writingTo: fileURL, of: name)
     try observers.recordingWrite(values.keys, of: self) { () throws(SettingsError) in
       #if canImport(Darwin)
-        for (key, value) in values {
-          userDefaults.set(FoundationBridge.object(from: value), forKey: key)
-        }
+        direct.set(values)
       #else
         try suite.writeWithoutPushing(values)
         suite.flushReportingFailure(takingInUserDefaults: false)
@@ -404,7 +371,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   public func removeValue(forKey key: String) {
     observers.recordingWrite(CollectionOfOne(key), of: self) {
       #if canImport(Darwin)
-        userDefaults.removeObject(forKey: key)
+        direct.set(nil, forKey: key)
       #else
         // A removal only makes the file smaller: the size check can't refuse it.
         try? suite.write([key: nil])
@@ -424,12 +391,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #if !canImport(Darwin)
       return suite.values
     #else
-      let domain = userDefaults.persistentDomain(forName: domainName) ?? [:]
-      var result: [String: PropertyListValue] = [:]
-      for (key, object) in domain {
-        if let value = try? FoundationBridge.value(from: object) { result[key] = value }
-      }
-      return result
+      return direct.dictionaryRepresentation()
     #endif
   }
 
@@ -458,7 +420,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   @discardableResult
   public func synchronize() -> Bool {
     #if canImport(Darwin)
-      return userDefaults.synchronize()
+      return direct.synchronize()
     #else
       do {
         try suite.synchronize(takingInUserDefaults: true)
@@ -483,7 +445,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   can't be read. The file is left as it was and the changes stay in memory.
   public func save() throws(SettingsError) {
     #if canImport(Darwin)
-      _ = userDefaults.synchronize()
+      _ = direct.synchronize()
     #else
       try suite.save()
     #endif
@@ -499,7 +461,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   other than its contents (a corrupt file is moved aside and reported instead).
   public func reload() throws(SettingsError) {
     #if canImport(Darwin)
-      _ = userDefaults.synchronize()
+      _ = direct.synchronize()
     #else
       try suite.reload()
     #endif
@@ -532,9 +494,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
   ) throws(SettingsError) -> PropertyListValue? {
     #if canImport(Darwin)
-      let value = try transform(value(forKey: key))
-      try setValue(value, forKey: key)
-      return value
+      return try updateWithoutFileLock(forKey: key, transform)
     #else
       var value: PropertyListValue?
       try observers.recordingWrite(CollectionOfOne(key), of: self) { () throws(SettingsError) in

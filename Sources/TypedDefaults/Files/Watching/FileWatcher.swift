@@ -18,10 +18,11 @@ import Foundation
 /// `IN_MOVED_TO`, `IN_MOVED_FROM`, `IN_CREATE`, `IN_DELETE`, `IN_ATTRIB`, filtered by name) on the
 /// process's one shared inotify instance (``SharedInotify``, read through
 /// `DispatchSource.makeReadSource`), so hundreds of watchers cost one descriptor; on Apple
-/// platforms a
-/// `DispatchSource.makeFileSystemObjectSource` on the folder, which says only that the folder
-/// changed, so the named files' identities (device, inode, size, modification time) are compared
-/// to tell which.
+/// platforms a `DispatchSource.makeFileSystemObjectSource` on the folder
+/// (``FolderDescriptorWatch``), which says only that the folder changed, so the named files'
+/// identities (device, inode, size, modification time) are compared to tell which. That watch's
+/// logic is compiled everywhere and tested on Linux through fake system calls
+/// (`descriptorWatch:`); only the calls themselves are Apple's.
 ///
 /// - **Coalescing.** Events arriving within ``coalescingInterval`` of the first are delivered
 ///   as one ``Event/changed(_:)`` naming every file involved, except that a file a writer
@@ -88,6 +89,9 @@ final class FileWatcher: Sendable {
   let openWatches = Locked(0)
   /// For tests: the error every attempt to arm fails with, as if the system had returned it.
   private let simulatedArmingError: Int32?
+  /// For tests: the calls that arm the watch Apple platforms use, in place of the system's
+  /// watch; `nil` for the system's.
+  private let descriptorWatch: FolderDescriptorWatch?
 
   /// Everything that changes, guarded by `state`'s lock.
   private struct State: @unchecked Sendable {
@@ -121,13 +125,18 @@ final class FileWatcher: Sendable {
   ///     Linux as from `inotify_init1`), so that the polling fallback can be exercised.
   ///   - coalescingInterval: How long events no writer finished are gathered, in seconds;
   ///     ``coalescingInterval`` by default (tests set others).
+  ///   - descriptorWatch: For tests: arms the watch Apple platforms use (a source on the
+  ///     folder's descriptor) through these calls, instead of the system's watch; `nil` (the
+  ///     default) for the system's.
   ///   - handler: Called on the watcher's serial queue with each event; calls never overlap.
   init(
     folder: URL, names: Set<String>?, simulatedArmingError: Int32? = nil,
     coalescingInterval: Double = FileWatcher.coalescingInterval,
+    descriptorWatch: FolderDescriptorWatch? = nil,
     handler: @escaping @Sendable (Event) -> Void
   ) {
     self.simulatedArmingError = simulatedArmingError
+    self.descriptorWatch = descriptorWatch
     self.coalescingInterval = coalescingInterval
     self.folder = folder.standardizedFileURL
     self.names = names
@@ -325,13 +334,56 @@ final class FileWatcher: Sendable {
     var cancel: () -> Void
   }
 
-  private static func describe(_ code: Int32) -> String {
-    String(cString: strerror(code))
+  /// Arms the watch: the one ``descriptorWatch`` makes (tests), or the system's (inotify on
+  /// Linux, a source on the folder's descriptor on Apple platforms).
+  private func arm() -> Result<Armed, ArmingFailure> {
+    if let descriptorWatch { return arm(through: descriptorWatch) }
+    #if os(Linux)
+      return armInotify()
+    #elseif canImport(Darwin)
+      return arm(through: .system)
+    #else
+      return .failure(
+        ArmingFailure(reason: "can't watch \(folder.path): not supported on this platform"))
+    #endif
+  }
+
+  /// Opens the folder for events and makes a source on its descriptor (not resumed), with
+  /// `watch`'s calls: the watch of Apple platforms.
+  ///
+  /// The descriptor is counted in ``openWatches`` from its opening to the source's cancel
+  /// handler, which closes it.
+  private func arm(through watch: FolderDescriptorWatch) -> Result<Armed, ArmingFailure> {
+    let descriptor = simulatedArmingError == nil ? watch.openFolder(folder.path) : -1
+    guard descriptor >= 0 else {
+      let code = simulatedArmingError ?? errno
+      return .failure(
+        ArmingFailure(
+          reason: FolderDescriptorWatch.openFailureReason(folder: folder.path, code: code)))
+    }
+    openWatches.withLock { $0 += 1 }
+    let source = watch.makeSource(
+      descriptor, queue,
+      { [weak self] event in self?.receivedFolderEvent(event) },
+      { [openWatches] in
+        watch.closeDescriptor(descriptor)
+        openWatches.withLock { $0 -= 1 }
+      })
+    return .success(Armed(watch: -1, resume: source.resume, cancel: source.cancel))
+  }
+
+  /// Takes in an event of the folder's descriptor source (on the queue): the folder went away,
+  /// or some entry changed and the files' identities tell which.
+  private func receivedFolderEvent(_ event: DispatchSource.FileSystemEvent) {
+    switch FolderDescriptorWatch.response(to: event) {
+    case .rearm: folderWentAway()
+    case .compareFiles: pollIdentities()
+    }
   }
 
   #if os(Linux)
     /// Adds a watch of the folder to the process's shared inotify instance.
-    private func arm() -> Result<Armed, ArmingFailure> {
+    private func armInotify() -> Result<Armed, ArmingFailure> {
       let identifier = ObjectIdentifier(self)
       let added = SharedInotify.shared.addWatch(
         folder.path, for: identifier, simulatedError: simulatedArmingError
@@ -366,36 +418,6 @@ final class FileWatcher: Sendable {
         self.note(changed, finished: !changed.isDisjoint(with: finished))
         if wentAway { self.folderWentAway() }
       }
-    }
-  #elseif canImport(Darwin)
-    /// Opens the folder for events and makes a file-system source on it (not resumed).
-    private func arm() -> Result<Armed, ArmingFailure> {
-      let descriptor = simulatedArmingError == nil ? open(folder.path, O_EVTONLY) : -1
-      guard descriptor >= 0 else {
-        let code = simulatedArmingError ?? errno
-        let reason = code == ENOENT ? "the folder doesn't exist" : Self.describe(code)
-        return .failure(ArmingFailure(reason: "can't watch \(folder.path): \(reason)"))
-      }
-      let source = DispatchSource.makeFileSystemObjectSource(
-        fileDescriptor: descriptor, eventMask: [.write, .delete, .rename, .revoke], queue: queue)
-      source.setEventHandler { [weak self, weak source] in
-        guard let self, let source else { return }
-        if !source.data.isDisjoint(with: [.delete, .rename, .revoke]) {
-          self.folderWentAway()
-        } else {
-          self.pollIdentities()
-        }
-      }
-      openWatches.withLock { $0 += 1 }
-      source.setCancelHandler { [openWatches] in
-        close(descriptor)
-        openWatches.withLock { $0 -= 1 }
-      }
-      return .success(Armed(watch: -1, resume: source.resume, cancel: source.cancel))
-    }
-  #else
-    private func arm() -> Result<Armed, ArmingFailure> {
-      .failure(ArmingFailure(reason: "can't watch \(folder.path): not supported on this platform"))
     }
   #endif
 }

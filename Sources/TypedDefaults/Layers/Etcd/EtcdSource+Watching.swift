@@ -201,7 +201,7 @@ extension EtcdSource {
         SettingsError(
           .layerValueUnreadable, path: shown, reason: "The key '\(shown)' isn't under '\(prefix)'"))
     }
-    guard let name = String(validating: key.dropFirst(prefixBytes.count), as: UTF8.self) else {
+    guard let name = validatedUTF8(key.dropFirst(prefixBytes.count)) else {
       return .failure(
         SettingsError(
           .layerValueUnreadable, path: shown,

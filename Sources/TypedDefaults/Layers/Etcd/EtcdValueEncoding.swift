@@ -32,7 +32,7 @@ enum EtcdValueEncoding {
           reason: "The value looks like a property list but can't be read: \(error.reason)")
       }
     }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
+    guard let text = validatedUTF8(bytes) else {
       throw SettingsError(
         .layerValueUnreadable, path: origin, key: key,
         reason: "The value is neither UTF-8 text nor a property list (\(bytes.count) bytes)")
