@@ -324,6 +324,24 @@ extension SettingsToolTests {
   }
 
   /// A suite's schema is `<suite file>.schema.json`, and names the suite before its first save.
+  @Test func anAppIdentifierNamingItsLayeredStoreIsCheckedAgainstItsSchema() throws {
+    // The form a user types first: the app's identifier, naming the store it keeps in the
+    // standard data folder, with the schema the app wrote beside data.plist.
+    let app = "com.example.declaredapp"
+    let data = dataHome.appendingPathComponent(app).appendingPathComponent("data.plist")
+    try FileManager.default.createDirectory(
+      at: data.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try PropertyListFile(url: data).write(["volume": 0.6])
+    try Self.schema.write(nextTo: data)
+    try expect(
+      ["write", app, "autoplay", "yes"],
+      failsWith: "Cannot write 'autoplay': a string where a bool is declared (Bool); did you "
+        + "mean -bool yes? (Whether the next item starts on its own.)")
+    try succeed(["write", app, "autoplay", "-bool", "no"])
+    try expect(["read", app, "autoplay"], prints: "0\n")
+    try expect(["read", app, "retries"], prints: "3 (declared default)\n")
+  }
+
   @Test func aSuiteSchemaBesideTheSuiteFileIsChecked() throws {
     let suite = "com.example.declared"
     let suiteFile = configHome.appendingPathComponent("\(suite).plist")

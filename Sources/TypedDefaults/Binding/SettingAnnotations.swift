@@ -32,13 +32,13 @@ final class SettingAnnotations: @unchecked Sendable {
 
   /// What the constraint says, for messages: `in 0.0...1.0`, `one of "aac", "opus"`.
   var constraintDescription: String {
-    let bounds = SettingSchema(
-      key: "", typeName: "", shape: .any, allowedValues: allowedValues, minimum: minimum,
-      maximum: maximum)
     if let allowedValues {
       return "one of \(allowedValues.map { "\($0)" }.joined(separator: ", "))"
     }
-    return bounds.rangeDescription.map { $0.hasPrefix("≥") || $0.hasPrefix("≤") ? $0 : "in \($0)" }
-      ?? "any value"
+    guard let range = SettingSchema.rangeDescription(minimum: minimum, maximum: maximum) else {
+      return "any value"
+    }
+    // A closed range reads "in 0.0...1.0"; a partial one is already a phrase ("≥ 0").
+    return minimum != nil && maximum != nil ? "in \(range)" : range
   }
 }

@@ -257,6 +257,13 @@ public struct SettingSchema: Sendable, Hashable {
 
   /// The range the setting accepts in words, `0.0...1.0`, `≥ 1`, `≤ 10`; `nil` if unbounded.
   public var rangeDescription: String? {
+    Self.rangeDescription(minimum: minimum, maximum: maximum)
+  }
+
+  /// The range between two optional bounds in words (see ``rangeDescription``).
+  static func rangeDescription(
+    minimum: PropertyListValue?, maximum: PropertyListValue?
+  ) -> String? {
     switch (minimum, maximum) {
     case (let minimum?, let maximum?):
       "\(ValueDescription.of(minimum))...\(ValueDescription.of(maximum))"

@@ -86,7 +86,8 @@ extension SettingsContainer {
   ///   ``SettingsSchema/init(contentsOfFileNextTo:)`` throws for an existing schema file that
   ///   can't be read (it is not overwritten).
   public func writeSchema() throws(SettingsError) {
-    guard let backend = allSettings.first?.setting.backend else { return }
+    let settings = allSettings
+    guard let backend = settings.first?.setting.backend else { return }
     let view = backend as? any BackendView
     let base = view?.base ?? backend
     guard let storeFile = (base as? any KeepsStoreFile)?.storeFile else {
@@ -94,7 +95,8 @@ extension SettingsContainer {
         .fileNotWritable, path: nil,
         reason: "\(base.name) keeps no file next to which a schema could be written")
     }
-    var schema = self.schema
+    var schema = SettingsSchema(
+      title: TypeNames.sugared(Self.self), settings: settings.map(\.schema))
     if let view {
       schema.settings = schema.settings.map { setting in
         var setting = setting
