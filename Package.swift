@@ -12,8 +12,19 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
   name: "TypedDefaults",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+  // Products by capability: an app links what it uses (README, "Products"; Docs/Design.md,
+  // "Modules"). Each library's public API is recorded in API/<module>.txt and checked by CI.
   products: [
+    // @Setting, models, values, observation, InMemoryBackend and UserDefaultsBackend.
     .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
+    // LayeredPlistStore and its layer sources (files, environment, arguments, mounted folders,
+    // managed settings, Settings.bundle defaults).
+    .library(name: "TypedDefaultsLayers", targets: ["TypedDefaultsLayers"]),
+    // EtcdSource: a fleet's settings from etcd, as a layer of a LayeredPlistStore.
+    .library(name: "TypedDefaultsEtcd", targets: ["TypedDefaultsEtcd"]),
+    // A model's schema exported: JSON Schema, Settings.bundle, managed app configuration,
+    // Markdown, and the schema file the settings tool checks writes against.
+    .library(name: "TypedDefaultsSchema", targets: ["TypedDefaultsSchema"]),
     // For a user's test target: the backend conformance suite and test isolation.
     .library(name: "TypedDefaultsTesting", targets: ["TypedDefaultsTesting"]),
     // `settings`: a `defaults`-style command-line tool for the stores the library manages.
@@ -22,45 +33,62 @@ let package = Package(
   targets: [
     .target(
       name: "TypedDefaults",
+      resources: [.copy("PrivacyInfo.xcprivacy")],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "TypedDefaultsLayers",
+      dependencies: ["TypedDefaults"],
+      resources: [.copy("PrivacyInfo.xcprivacy")],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "TypedDefaultsEtcd",
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers"],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "TypedDefaultsSchema",
+      dependencies: ["TypedDefaults"],
       swiftSettings: strictSettings
     ),
 
     // Imports Swift Testing, which ships with the toolchain: link it into test targets only.
     .target(
       name: "TypedDefaultsTesting",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers"],
       swiftSettings: strictSettings
     ),
 
     // The shipped `settings` tool (Sources/settings).
     .executableTarget(
       name: "settings",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema"],
       swiftSettings: strictSettings
     ),
 
     // MARK: Examples: each one a scenario from the seed systems (see Examples/README.md).
     .executableTarget(
       name: "LayeredConfigDemo",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsSchema"],
       path: "Examples/LayeredConfigDemo",
       swiftSettings: strictSettings
     ),
     .executableTarget(
       name: "DeploymentDemo",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsSchema"],
       path: "Examples/DeploymentDemo",
       swiftSettings: strictSettings
     ),
     .executableTarget(
       name: "FleetDemo",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema"],
       path: "Examples/FleetDemo",
       swiftSettings: strictSettings
     ),
     .executableTarget(
       name: "UserDefaultsModelDemo",
-      dependencies: ["TypedDefaults"],
+      dependencies: ["TypedDefaults", "TypedDefaultsSchema"],
       path: "Examples/UserDefaultsModelDemo",
       swiftSettings: strictSettings
     ),
@@ -73,7 +101,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "HostAppDemo",
-      dependencies: ["TypedDefaults", "PlayerKit"],
+      dependencies: ["TypedDefaults", "PlayerKit", "TypedDefaultsLayers", "TypedDefaultsSchema"],
       path: "Examples/HostAppDemo",
       swiftSettings: strictSettings
     ),
@@ -83,7 +111,7 @@ let package = Package(
     // kills in the middle of a save, watching).
     .executableTarget(
       name: "SettingsProbe",
-      dependencies: ["TypedDefaults", "TypedDefaultsTesting"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema", "TypedDefaultsTesting"],
       path: "Tests/SettingsProbe",
       swiftSettings: strictSettings
     ),
@@ -93,7 +121,7 @@ let package = Package(
     // of the whole package builds it too.
     .target(
       name: "TypedDefaultsTestSupport",
-      dependencies: ["TypedDefaults", "TypedDefaultsTesting"],
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema", "TypedDefaultsTesting"],
       path: "Tests/TypedDefaultsTestSupport",
       swiftSettings: strictSettings
     ),
@@ -103,8 +131,8 @@ let package = Package(
     .testTarget(
       name: "TypedDefaultsUnitTests",
       dependencies: [
-        "TypedDefaults", "TypedDefaultsTesting", "TypedDefaultsTestSupport", "SettingsProbe",
-        "settings",
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",
+        "TypedDefaultsTesting", "TypedDefaultsTestSupport", "SettingsProbe", "settings",
       ],
       swiftSettings: strictSettings
     ),
@@ -114,7 +142,8 @@ let package = Package(
     .testTarget(
       name: "TypedDefaultsEndToEndTests",
       dependencies: [
-        "TypedDefaults", "TypedDefaultsTestSupport", "settings", "LayeredConfigDemo",
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",
+        "TypedDefaultsTestSupport", "settings", "LayeredConfigDemo",
         "DeploymentDemo", "UserDefaultsModelDemo", "HostAppDemo", "FleetDemo",
       ],
       swiftSettings: strictSettings
@@ -123,7 +152,10 @@ let package = Package(
     // with Foundation and plistlib, fuzzing, hostile and foreign files, input limits.
     .testTarget(
       name: "PropertyListReaderTests",
-      dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "SettingsProbe", "settings"],
+      dependencies: [
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsTestSupport", "SettingsProbe",
+        "settings",
+      ],
       // Read through #filePath (TestPaths.ownFixtures), so a test can name the file it compares
       // against.
       exclude: ["Fixtures"],

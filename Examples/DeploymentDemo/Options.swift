@@ -1,4 +1,5 @@
 import Foundation
+import TypedDefaultsLayers
 
 /// A failure the demo reports as one line on standard error.
 struct DemoError: Error, CustomStringConvertible {

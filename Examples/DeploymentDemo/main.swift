@@ -5,6 +5,8 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 #if canImport(Glibc)
   import Glibc

@@ -8,6 +8,9 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 #if canImport(Glibc)
   import Glibc

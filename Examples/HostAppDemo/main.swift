@@ -13,6 +13,8 @@
 import Foundation
 import PlayerKit
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 /// The app's own settings: no prefix, and a `volume` of its own.
 final class AppSettings: SettingsModel, @unchecked Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// A failure the demo reports as one line on standard error.
 struct DemoError: Error, CustomStringConvertible {

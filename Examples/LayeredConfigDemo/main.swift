@@ -4,6 +4,8 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 func run(_ options: Options) throws {
   let directory = try options.resolvedDataDirectory()

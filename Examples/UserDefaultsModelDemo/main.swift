@@ -4,6 +4,7 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsSchema
 
 let options = LaunchOptions.current
 if let error = options.error {

@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// The checks ``LayerSourceConformance`` runs, one rule of the ``LayerSource`` contract each.
 enum LayerSourceChecks {

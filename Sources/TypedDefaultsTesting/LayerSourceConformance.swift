@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// The ``LayerSource`` contract as a test suite you run against your own source.
 ///

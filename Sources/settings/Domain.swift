@@ -1,5 +1,7 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 /// What a domain argument names: a property-list file, a layered store folder, or a
 /// `UserDefaults` suite.

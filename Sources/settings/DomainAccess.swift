@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// Reading a domain, and opening it for writing, without ever moving or rewriting a file that
 /// can't be read.

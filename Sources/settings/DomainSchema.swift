@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsSchema
 
 /// The schema an app wrote next to a domain's store (`SettingsContainer.writeSchema()`): what the
 /// tool checks writes against, and where it finds help texts and declared defaults.

@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// Why a command stopped: reported as one line, `settings: <message>`, on standard error, with a
 /// non-zero exit status.

@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// A domain opened for writing: what `write`, `delete` and `import` change, then save.
 protocol WritableDomain {

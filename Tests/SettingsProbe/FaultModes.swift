@@ -9,6 +9,7 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// The contents of save state `counter`: what `save-states` writes, and what the tests expect.
 func faultState(_ counter: Int64) -> [String: PropertyListValue] {

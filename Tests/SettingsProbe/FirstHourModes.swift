@@ -19,6 +19,8 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 private struct FirstHourCounter: SettingsGroup {
   @Setting var count = 0

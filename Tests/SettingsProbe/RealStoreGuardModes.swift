@@ -7,6 +7,7 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 private struct GuardedSettings: SettingsGroup {
   @Setting var volume = 0.5

@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 // Modes for the file-watch tests (FileWatchTests).
 //

@@ -31,6 +31,7 @@
 
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("SettingsProbe: \(message)\n".utf8))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 /// The example executables, run as a user runs them: twice, the second run reading what the first

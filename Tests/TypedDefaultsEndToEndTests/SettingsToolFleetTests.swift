@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 /// The tool on a store folder whose app layers an etcd prefix (issue #20): `read`, `explain` and

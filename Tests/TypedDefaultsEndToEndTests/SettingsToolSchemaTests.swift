@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsSchema
 
 /// A model as an app declares it: help texts, a range, allowed values, a secret, an optional.
 private struct DeclaredSettings: SettingsGroup {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// A kind of backend the conformance tests run against, with a fresh, isolated instance per test.
 package struct BackendFactory: Sendable, CustomTestStringConvertible {

@@ -8,12 +8,6 @@ extension InMemoryBackend: CustomReflectable {
   public var customMirror: Mirror { Mirror(self, children: ["name": name], displayStyle: .class) }
 }
 
-extension LayeredPlistStore: CustomReflectable {
-  /// The store's name only: its layers' values are never reflected, so `dump(model)` can't
-  /// show a secret setting's value.
-  public var customMirror: Mirror { Mirror(self, children: ["name": name], displayStyle: .class) }
-}
-
 extension UserDefaultsBackend: CustomReflectable {
   /// The backend's name only: its values are never reflected, so `dump(model)` can't show a
   /// secret setting's value.

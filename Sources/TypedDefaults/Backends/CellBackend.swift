@@ -8,7 +8,7 @@
 /// Class-bound, so that a bound setting can keep its backend unretained for the read path (it
 /// keeps it alive through its ``BackendBinding``).
 @usableFromInline
-protocol CellBackend: AnyObject, SettingsBackend {
+package protocol CellBackend: AnyObject, SettingsBackend {
   /// The cell holding `key`'s value, created empty if the key has none yet.
   func cell(forKey key: String) -> ValueCell
 
@@ -38,6 +38,6 @@ protocol CellBackend: AnyObject, SettingsBackend {
 
 /// The identity of one backend's cells (see ``CellBackend/cellsIdentity``).
 @usableFromInline
-final class CellsIdentity: Sendable {
-  init() {}
+package final class CellsIdentity: Sendable {
+  package init() {}
 }

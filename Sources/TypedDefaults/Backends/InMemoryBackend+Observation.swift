@@ -6,7 +6,7 @@
 // and an observed one finds its observers with no lookup.
 
 extension InMemoryBackend: RecordsOwnChanges {
-  func attach(_ observer: Observer, _ whileLocked: ([String: PropertyListValue?]) -> Void) {
+  package func attach(_ observer: Observer, _ whileLocked: ([String: PropertyListValue?]) -> Void) {
     storage.withLock { storage in
       guard let keys = observer.keys else {
         whileLocked(storage.cells.compactMapValues(\.value).mapValues { .some($0) })
@@ -18,7 +18,7 @@ extension InMemoryBackend: RecordsOwnChanges {
     }
   }
 
-  func detach(_ observer: Observer) {
+  package func detach(_ observer: Observer) {
     storage.withLock { storage in
       guard let keys = observer.keys else {
         storage.allKeysObservers.removeAll { $0 === observer }
@@ -28,7 +28,7 @@ extension InMemoryBackend: RecordsOwnChanges {
     }
   }
 
-  func offerCurrentValues(of keys: [String]) -> ObserverClaims {
+  package func offerCurrentValues(of keys: [String]) -> ObserverClaims {
     storage.withLock { storage in
       var claims = ObserverClaims()
       for key in keys {

@@ -36,9 +36,9 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   }
 
   let storage: Locked<Storage>
-  @usableFromInline let cellsIdentity = CellsIdentity()
+  @usableFromInline package let cellsIdentity = CellsIdentity()
   /// The backend's observers.
-  let observers = ObserverRegistry()
+  package let observers = ObserverRegistry()
 
   /// A short name for diagnostics, `InMemoryBackend` unless set at creation.
   public let name: String
@@ -154,22 +154,22 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   }
 
   @usableFromInline
-  func cell(forKey key: String) -> ValueCell {
+  package func cell(forKey key: String) -> ValueCell {
     storage.withLock { $0.cell(forKey: key) }
   }
 
   @usableFromInline
-  func value(in cell: ValueCell) -> PropertyListValue? {
+  package func value(in cell: ValueCell) -> PropertyListValue? {
     storage.withLock { _ in cell.value }
   }
 
   @usableFromInline
-  func conversion(in cell: ValueCell) -> AnyObject? {
+  package func conversion(in cell: ValueCell) -> AnyObject? {
     storage.withLock { _ in cell.conversion }
   }
 
   @usableFromInline
-  func setConversion(
+  package func setConversion(
     _ conversion: AnyObject,
     in cell: ValueCell,
     ifValueIs source: PropertyListValue
@@ -180,7 +180,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   }
 
   @usableFromInline
-  func setValue(
+  package func setValue(
     _ value: PropertyListValue?,
     in cell: ValueCell,
     forKey key: String

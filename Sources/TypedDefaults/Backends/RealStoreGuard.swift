@@ -37,7 +37,7 @@ package enum RealStoreGuard {
   /// guard is on and the file is a real one.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the file and saying why.
-  static func check(writingTo file: URL?, of backend: String) throws(SettingsError) {
+  package static func check(writingTo file: URL?, of backend: String) throws(SettingsError) {
     guard let onRefusal = refusal(writingTo: file) else { return }
     let path = file?.path ?? backend
     let error = SettingsError(

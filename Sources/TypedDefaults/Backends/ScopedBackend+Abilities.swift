@@ -154,7 +154,7 @@ extension ScopedBackend: ForcingBackend {
 
 extension ScopedBackend: HasSecretLayers {
   /// Whether the base's value of the prefixed key comes from a layer holding secrets.
-  func holdsSecretValue(forKey key: String) -> Bool {
+  package func holdsSecretValue(forKey key: String) -> Bool {
     (base as? any HasSecretLayers)?.holdsSecretValue(forKey: baseKey(forKey: key)) ?? false
   }
 }

@@ -167,7 +167,7 @@ public final class ScopedBackend: SettingsBackend {
 
   /// Registers an observer of keys of the view (`nil`: all of them) with the base, translating
   /// keys both ways.
-  func observeThroughBase(
+  package func observeThroughBase(
     registering keys: Set<String>?,
     initial: Bool,
     retaining: Bool,

@@ -13,11 +13,11 @@ import Synchronization
 // @unchecked Sendable: `value`, `conversion` and `observers` are only read or written under the
 // lock of the backend that owns the cell; the subclass's atomic words are atomics.
 @usableFromInline
-class ValueCell: @unchecked Sendable {
+package class ValueCell: @unchecked Sendable {
   // Every access is under the owning backend's lock, so the dynamic exclusivity checks Swift
   // would add to these class properties are redundant, and they would double the cost of a read.
   /// The key's current value; every change is also published to a ``ScalarValueCell``'s words.
-  @exclusivity(unchecked) @usableFromInline final var value: PropertyListValue? {
+  @exclusivity(unchecked) @usableFromInline package final var value: PropertyListValue? {
     didSet { publish() }
   }
   /// A setting's conversion of `value` to its type (a ``ConvertedValue``), kept so that reading a
@@ -25,7 +25,7 @@ class ValueCell: @unchecked Sendable {
   ///
   /// Every change of `value` empties it, and it is only set while `value` is still the value it was
   /// converted from, so whenever it is present it is a conversion of the current value.
-  @exclusivity(unchecked) @usableFromInline final var conversion: AnyObject?
+  @exclusivity(unchecked) @usableFromInline package final var conversion: AnyObject?
   /// The observers of this key, in the order they registered.
   ///
   /// A write offers its change to each (``ObserverClaims/offer(_:to:_:)``) in the critical section
@@ -33,10 +33,10 @@ class ValueCell: @unchecked Sendable {
   /// ``RecordsOwnChanges``).
   ///
   /// Cells of observed keys exist for as long as their backend.
-  @exclusivity(unchecked) final var observers: [Observer] = []
+  @exclusivity(unchecked) package final var observers: [Observer] = []
 
   /// Whether at least one observer watches this key, so that a write publishes its change.
-  final var observed: Bool { !observers.isEmpty }
+  package final var observed: Bool { !observers.isEmpty }
 
   /// Use ``make(_:)``, which picks the class the system can have.
   fileprivate init(_ value: PropertyListValue?) {
@@ -47,7 +47,7 @@ class ValueCell: @unchecked Sendable {
   ///
   /// - Parameter value: The key's value, `nil` for none.
   /// - Returns: The cell, its value published.
-  static func make(_ value: PropertyListValue?) -> ValueCell {
+  package static func make(_ value: PropertyListValue?) -> ValueCell {
     if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
       let cell = ScalarValueCell(value)
       cell.publish()

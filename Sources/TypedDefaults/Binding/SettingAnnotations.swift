@@ -6,9 +6,9 @@
 /// than the `nil` reference.
 // @unchecked Sendable: every field is immutable and `accepts` is a `@Sendable` closure.
 @usableFromInline
-final class SettingAnnotations: @unchecked Sendable {
+package final class SettingAnnotations: @unchecked Sendable {
   /// The help text, `nil` if none.
-  let help: String?
+  package let help: String?
   /// The only values accepted, as stored, if only some are.
   let allowedValues: [PropertyListValue]?
   /// The smallest value accepted, as stored, if bounded below.
@@ -31,7 +31,7 @@ final class SettingAnnotations: @unchecked Sendable {
   }
 
   /// What the constraint says, for messages: `in 0.0...1.0`, `one of "aac", "opus"`.
-  var constraintDescription: String {
+  package var constraintDescription: String {
     if let allowedValues {
       return "one of \(allowedValues.map { "\($0)" }.joined(separator: ", "))"
     }

@@ -1,6 +1,6 @@
 /// The internal face of a ``Setting`` that reflection and descriptors work with, whatever its
 /// value type.
-protocol SettingProperty: Sendable {
+package protocol SettingProperty: Sendable {
   /// The setting's storage, as binding sees it: its key and backend, whatever its value type.
   var untypedStorage: UntypedSettingStorage { get }
   /// The setting's key (valid once bound).
@@ -26,15 +26,15 @@ extension SettingProperty {
 }
 
 extension Setting: SettingProperty {
-  var untypedStorage: UntypedSettingStorage { storage }
+  package var untypedStorage: UntypedSettingStorage { storage }
 
-  var valueType: any SettingValue.Type { Value.self }
+  package var valueType: any SettingValue.Type { Value.self }
 
-  var defaultPropertyListValue: PropertyListValue? { storage.defaultPropertyListValue }
+  package var defaultPropertyListValue: PropertyListValue? { storage.defaultPropertyListValue }
 
-  var storedPropertyListValue: PropertyListValue? { storage.storedValue }
+  package var storedPropertyListValue: PropertyListValue? { storage.storedValue }
 
-  var currentState: SettingState {
+  package var currentState: SettingState {
     let stored = storage.storedValue
     let current = storage.read()
     return SettingState(

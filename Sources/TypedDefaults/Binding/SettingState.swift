@@ -1,5 +1,5 @@
 /// A setting's state at one instant, for descriptors.
-struct SettingState {
+package struct SettingState {
   /// What the backend holds, unconverted.
   var stored: PropertyListValue?
   /// What the setting reads, as a property list.

@@ -14,7 +14,7 @@ import Foundation
 // model reaching it (through a shared group value) stops the program before writing them
 // (`SettingsValidation.checkBindingOnce`). `slowState` is behind `slowLock`.
 @usableFromInline
-class UntypedSettingStorage: @unchecked Sendable {
+package class UntypedSettingStorage: @unchecked Sendable {
   /// The key given in the declaration (`@Setting("volume")`), if any.
   @usableFromInline let declaredKey: String?
   /// Whether the setting was declared with a backend of its own, which a model doesn't replace.

@@ -230,7 +230,7 @@ public enum SettingsDiagnostics {
   }
 
   /// Delivers a diagnostic to the task-local handler if one is installed, else the global one.
-  static func report(_ diagnostic: SettingsDiagnostic) {
+  package static func report(_ diagnostic: SettingsDiagnostic) {
     (scope?.handler ?? handler)(diagnostic)
   }
 

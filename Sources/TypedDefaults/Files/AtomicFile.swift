@@ -10,7 +10,7 @@ import Foundation
 
 /// Replacing a file so that a crash at any moment leaves either the old or the new complete file,
 /// and locking a file between processes.
-enum AtomicFile {
+package enum AtomicFile {
   /// The file a path finally refers to, following symbolic links (also a link to a file that
   /// doesn't exist yet), so that writing it keeps the links in place.
   static func resolvedTarget(of url: URL) -> URL {
@@ -22,7 +22,7 @@ enum AtomicFile {
   /// written (`nil` for the last).
   ///
   /// At most 32 links are followed.
-  static func symbolicLinkChain(of url: URL) -> [(url: URL, destination: String?)] {
+  package static func symbolicLinkChain(of url: URL) -> [(url: URL, destination: String?)] {
     var chain: [(url: URL, destination: String?)] = []
     var current = url.standardizedFileURL
     for _ in 0..<32 {
@@ -56,7 +56,7 @@ enum AtomicFile {
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause; the file is
   ///   unchanged then, and no temporary file is left behind.
   @discardableResult
-  static func replace(_ url: URL, with data: Data) throws(SettingsError) -> FileVersion? {
+  package static func replace(_ url: URL, with data: Data) throws(SettingsError) -> FileVersion? {
     let target = resolvedTarget(of: url)
     let folder = target.deletingLastPathComponent()
     switch POSIX.kind(ofFileAt: target.path) {
@@ -138,7 +138,7 @@ enum AtomicFile {
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the file and why the folder can't
   ///   be created.
-  static func createMissingFolder(of url: URL) throws(SettingsError) {
+  package static func createMissingFolder(of url: URL) throws(SettingsError) {
     let folder = resolvedTarget(of: url).deletingLastPathComponent()
     guard case .missing = POSIX.kind(ofFileAt: folder.path) else { return }
     do {
@@ -255,7 +255,7 @@ enum AtomicFile {
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` if the lock file can't be opened or locked;
   ///   whatever `body` throws.
-  static func withLock<Result>(
+  package static func withLock<Result>(
     on url: URL,
     _ body: () throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {

@@ -139,7 +139,7 @@ enum EncodedSizeBound {
 /// Keeps an upper bound per key (``EncodedSizeBound``), computed once at the first check (or
 /// given by the file's read) and kept up to date as values change, so a check costs the written
 /// values only. Not thread-safe: it lives in its store's locked state.
-struct EncodedSizeBudget {
+package struct EncodedSizeBudget {
   /// The format the file is saved in.
   let format: PropertyListFile.Format
   /// The largest file the store writes and reads, in bytes.
@@ -153,7 +153,7 @@ struct EncodedSizeBudget {
   ///   - format: The format the file is saved in.
   ///   - limit: The largest file, in bytes.
   ///   - bounds: Each key's bound if already computed (by the file's read), else `nil`.
-  init(format: PropertyListFile.Format, limit: Int, bounds: [String: Int]? = nil) {
+  package init(format: PropertyListFile.Format, limit: Int, bounds: [String: Int]? = nil) {
     self.format = format
     self.limit = limit
     if let bounds {
@@ -167,10 +167,10 @@ struct EncodedSizeBudget {
   }
 
   /// Whether the bounds are known; if not, ``measure(_:)`` must be called before a check.
-  var isMeasured: Bool { bounds != nil }
+  package var isMeasured: Bool { bounds != nil }
 
   /// Computes the bounds of the file's contents as the store wants them.
-  mutating func measure(_ contents: [String: PropertyListValue]) {
+  package mutating func measure(_ contents: [String: PropertyListValue]) {
     var computed: [String: Int] = [:]
     for (key, value) in contents { computed[key] = bound(key, value) }
     self = EncodedSizeBudget(format: format, limit: limit, bounds: computed)
@@ -186,7 +186,7 @@ struct EncodedSizeBudget {
   ///   - path: The file, for the error.
   /// - Throws: ``SettingsError/Code/fileTooLarge`` naming the file and the key whose value makes
   ///   it too large (of several, the largest).
-  func check(
+  package func check(
     after writes: some Sequence<(key: String, value: PropertyListValue?)>,
     path: @autoclosure () -> String
   ) throws(SettingsError) {
@@ -235,7 +235,7 @@ struct EncodedSizeBudget {
   }
 
   /// Brings the bounds up to date after the file's value for `key` changed to `value`.
-  mutating func valueChanged(forKey key: String, to value: PropertyListValue?) {
+  package mutating func valueChanged(forKey key: String, to value: PropertyListValue?) {
     guard bounds != nil else { return }
     total -= bounds?[key] ?? 0
     if let value {

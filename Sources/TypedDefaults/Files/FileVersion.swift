@@ -23,7 +23,7 @@ import Foundation
 /// a moment two while a save or read replaces it; the descriptor is closed when the last
 /// reference goes (a newer version replaces it, the store is deinitialized). Opened with
 /// `O_CLOEXEC`, so child processes don't inherit it.
-final class FileVersion: Sendable {
+package final class FileVersion: Sendable {
   /// The identity of the inode held.
   let identity: FileIdentity
   private let descriptor: Int32

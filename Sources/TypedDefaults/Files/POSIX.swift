@@ -12,9 +12,9 @@ import Foundation
 /// folder after it), creating a file with an exact mode, and advisory locks between processes.
 ///
 /// Each retries when a signal interrupts it.
-enum POSIX {
+package enum POSIX {
   /// The message for the current `errno`, as `strerror` gives it.
-  static var lastError: String {
+  package static var lastError: String {
     String(cString: strerror(errno))
   }
 
@@ -137,7 +137,7 @@ enum POSIX {
   }
 
   /// What is at a path, following symbolic links.
-  enum FileKind: Equatable {
+  package enum FileKind: Equatable {
     case missing, directory, other
     /// A regular file of `size` bytes.
     case regular(size: Int64)
@@ -147,7 +147,7 @@ enum POSIX {
   }
 
   /// What is at `path`, following symbolic links, and a regular file's size: one `stat`.
-  static func kind(ofFileAt path: String) -> FileKind {
+  package static func kind(ofFileAt path: String) -> FileKind {
     var info = stat()
     guard stat(path, &info) == 0 else {
       return errno == ENOENT ? .missing : .unreachable(lastError)

@@ -144,7 +144,7 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
 
   /// The file's bytes, or `nil` if there is no file; refuses what ``read()`` refuses before
   /// looking at the contents.
-  func readData() throws(SettingsError) -> Data? {
+  package func readData() throws(SettingsError) -> Data? {
     try readVersion()?.data
   }
 
@@ -227,7 +227,7 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// - Returns: The root value, the format the bytes are in, and the entries left out (always
   ///   empty without `salvagingEntries`).
   /// - Throws: ``SettingsError/Code/corruptFile`` naming where and why.
-  static func decode(
+  package static func decode(
     _ data: Data, path: String, salvagingEntries: Bool
   ) throws(SettingsError) -> (
     root: PropertyListValue, format: Format, unreadableEntries: [SettingsError]
@@ -368,7 +368,7 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The most specific human-readable cause Foundation offers for an error.
-  static func describe(_ error: any Error) -> String {
+  package static func describe(_ error: any Error) -> String {
     let nsError = error as NSError
     if let debug = nsError.userInfo[NSDebugDescriptionErrorKey] as? String, !debug.isEmpty {
       return debug

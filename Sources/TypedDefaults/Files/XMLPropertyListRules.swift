@@ -14,13 +14,13 @@ import Foundation
 /// ``UserDefaultsBackend`` on Linux, where corelibs keeps suites as XML) store what the file will
 /// give back, so a value reads the same before and after a relaunch, and refuse what it would
 /// change into something else.
-enum XMLPropertyListRules {
+package enum XMLPropertyListRules {
   /// Returns `value` as an XML property list gives it back: dates rounded down to whole seconds,
   /// `-0.0` as `0.0`.
   ///
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a string or dictionary key that
   ///   starts with U+FEFF or holds a control character XML forbids, or a non-finite date.
-  static func normalized(
+  package static func normalized(
     _ value: PropertyListValue, key: String
   ) throws(SettingsError)
     -> PropertyListValue

@@ -15,9 +15,9 @@ import Foundation
 //
 // For the same reason the fields are `@exclusivity(unchecked)`: the lock already makes every access
 // exclusive, and the dynamic checks Swift would add cost more than the rest of a delivery.
-final class Observer: @unchecked Sendable {
+package final class Observer: @unchecked Sendable {
   /// The keys observed, or `nil` for every key.
-  let keys: Set<String>?
+  package let keys: Set<String>?
   /// The key, for an observer of exactly one: its last value is kept in `lastOfSoleKey`, so that
   /// judging a change of it costs no hashing.
   private let soleKey: String?
@@ -237,7 +237,10 @@ final class Observer: @unchecked Sendable {
 /// while it held a lock, to make once it holds none: call ``deliver()`` exactly once, with no lock
 /// held, before the call that made the claims returns (an observer claimed and never delivered
 /// would wait forever, and so would a cancel of it).
-struct ObserverClaims {
+package struct ObserverClaims {
+  /// No claims yet.
+  package init() {}
+
   /// The first observer claimed idle by ``Observer/offer(_:to:)``, to get `firstChange` next.
   fileprivate(set) var first: Observer?
   /// Its callback, taken under its lock when it was claimed.
@@ -260,7 +263,7 @@ struct ObserverClaims {
   ///   - change: The change, with the value it left.
   ///   - keyObservers: The observers of the change's key.
   ///   - allKeysObservers: The observers of every key.
-  mutating func offer(
+  package mutating func offer(
     _ change: consuming SettingsChange, to keyObservers: [Observer],
     _ allKeysObservers: [Observer]
   ) {
@@ -274,7 +277,7 @@ struct ObserverClaims {
   }
 
   /// Makes the deliveries claimed, in the order they were claimed; call it holding no lock.
-  consuming func deliver() {
+  package consuming func deliver() {
     if let observer = first.take(), let deliver = firstDeliver.take(),
       let change = firstChange.take()
     {

@@ -27,7 +27,7 @@ import Foundation
 /// Lock order: the ordering lock, then this registry's lock, then the backend's own lock (adding
 /// or removing an observer, reading a baseline, a change and its offer), then the queue's lock and
 /// an observer's lock. Observers are called with no lock of the registry or the backend held.
-final class ObserverRegistry: Sendable {
+package final class ObserverRegistry: Sendable {
   private struct State {
     var byKey: [String: [ObjectIdentifier: Observer]] = [:]
     var allKeys: [ObjectIdentifier: Observer] = [:]
@@ -59,7 +59,7 @@ final class ObserverRegistry: Sendable {
   ///   another thread that writes the backend, or write another backend that serializes, which
   ///   could deadlock. Writes made to the backend directly, not through the library, aren't
   ///   held off.
-  init(serializesWrites: Bool = false) {
+  package init(serializesWrites: Bool = false) {
     self.serializesWrites = serializesWrites
   }
 

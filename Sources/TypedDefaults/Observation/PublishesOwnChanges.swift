@@ -1,10 +1,10 @@
 /// A library backend that publishes every change it makes, so that a ``Setting`` writing to it
 /// publishes nothing more.
-protocol PublishesOwnChanges: SettingsBackend {}
+package protocol PublishesOwnChanges: SettingsBackend {}
 
 /// A library backend that keeps its ``ObserverRegistry`` in a stored property, so finding it costs
 /// no side-table lookup.
-protocol OwnsObserverRegistry: PublishesOwnChanges {
+package protocol OwnsObserverRegistry: PublishesOwnChanges {
   /// The backend's observers.
   var observers: ObserverRegistry { get }
 }
@@ -14,7 +14,7 @@ protocol OwnsObserverRegistry: PublishesOwnChanges {
 /// and the observers of every key beside its cells, so that a write finds them at no cost, and
 /// offers each observed change to them in the critical section of the change
 /// (``ObserverClaims/offer(_:to:_:)``), delivering once its lock is released.
-protocol RecordsOwnChanges: OwnsObserverRegistry, AnyObject {
+package protocol RecordsOwnChanges: OwnsObserverRegistry, AnyObject {
   /// Under the lock changes take effect under: reads the value of each of the observer's keys (of
   /// every key holding one, for an observer of every key), calls `whileLocked` with them, then
   /// adds the observer to its keys' cells (to the observers of every key), so that every change

@@ -16,7 +16,7 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
   /// Kubernetes Secret mount), whatever models declare: ``description`` redacts it.
   ///
   /// Not part of equality: it says how to print the change, not what changed.
-  let valueIsSecret: Bool
+  package let valueIsSecret: Bool
 
   /// Creates a change, for tests and custom observation.
   ///
@@ -28,7 +28,7 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Creates a change whose value the backend may know is a secret.
-  init(key: String, newValue: PropertyListValue?, valueIsSecret: Bool) {
+  package init(key: String, newValue: PropertyListValue?, valueIsSecret: Bool) {
     self.key = key
     self.newValue = newValue
     self.valueIsSecret = valueIsSecret

@@ -21,7 +21,7 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
   public let propertyPath: String
   /// The name of the type that declares the property (a superclass, for an inherited setting).
   public let declaringTypeName: String
-  let setting: any SettingProperty
+  package let setting: any SettingProperty
 
   init(
     propertyName: String, propertyPath: String? = nil, declaringTypeName: String,

@@ -274,7 +274,7 @@ public struct SettingSchema: Sendable, Hashable {
   }
 
   /// -1, 0 or 1 as `value` is below, at or above `bound`; `nil` if they don't compare.
-  static func order(_ value: PropertyListValue, _ bound: PropertyListValue) -> Int? {
+  package static func order(_ value: PropertyListValue, _ bound: PropertyListValue) -> Int? {
     func sign<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : a == b ? 0 : 1 }
     switch (value, bound) {
     case (.integer(let a), .integer(let b)): return sign(a, b)

@@ -10,7 +10,7 @@
 ///
 /// Not run when the process is killed by a signal or crashes. Used to flush `UserDefaults` and
 /// save layered stores that still have unsaved changes.
-enum ExitHandlers {
+package enum ExitHandlers {
   private static let handlers = Locked<[ObjectIdentifier: @Sendable () -> Void]>([:])
   private static let installed: Bool = {
     atexit { ExitHandlers.runAll() }
@@ -20,13 +20,13 @@ enum ExitHandlers {
   /// Registers `action` to run at exit on behalf of `owner`, replacing any earlier one.
   ///
   /// The action should capture its owner weakly, so registering doesn't keep it alive.
-  static func register(_ owner: AnyObject, _ action: @escaping @Sendable () -> Void) {
+  package static func register(_ owner: AnyObject, _ action: @escaping @Sendable () -> Void) {
     _ = installed
     handlers.withLock { $0[ObjectIdentifier(owner)] = action }
   }
 
   /// Removes `owner`'s action; call it from the owner's `deinit`.
-  static func unregister(_ owner: AnyObject) {
+  package static func unregister(_ owner: AnyObject) {
     _ = handlers.withLock { $0.removeValue(forKey: ObjectIdentifier(owner)) }
   }
 

@@ -4,14 +4,17 @@ import Foundation
 /// is the thread's outermost one: the registry's ordering lock, which a write holds while it may
 /// call code (a diagnostics handler, a backend's own `setValue`) that writes or reports again.
 // @unchecked Sendable: `owner` and `depth` are read and written only while `condition` is locked.
-final class ReentrantLock: @unchecked Sendable {
+package final class ReentrantLock: @unchecked Sendable {
   private let condition = NSCondition()
   private var owner: pthread_t?
   private var depth = 0
 
+  /// An unlocked lock.
+  package init() {}
+
   /// Waits until no other thread holds the lock, takes it, and returns whether this thread
   /// didn't hold it already.
-  func lock() -> Bool {
+  package func lock() -> Bool {
     let thread = pthread_self()
     condition.lock()
     defer { condition.unlock() }
@@ -26,7 +29,7 @@ final class ReentrantLock: @unchecked Sendable {
   }
 
   /// Releases one acquisition.
-  func unlock() {
+  package func unlock() {
     condition.lock()
     defer { condition.unlock() }
     depth -= 1

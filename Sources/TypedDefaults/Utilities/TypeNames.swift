@@ -2,8 +2,8 @@ import Foundation
 
 /// Type names as Swift code spells them: `Date?`, `[String]`, `[String: Int]`, rather than the
 /// runtime's `Optional<Date>`, `Array<String>`, `Dictionary<String, Int>`.
-enum TypeNames {
-  static func sugared(_ type: Any.Type) -> String {
+package enum TypeNames {
+  package static func sugared(_ type: Any.Type) -> String {
     sugared(String(describing: type))
   }
 

@@ -4,7 +4,7 @@
 ///
 /// - Parameter bytes: The bytes.
 /// - Returns: The text, or `nil` if the bytes aren't well-formed UTF-8.
-func validatedUTF8<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String? {
+package func validatedUTF8<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String? {
   if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
     return String(validating: bytes, as: UTF8.self)
   }

@@ -10,7 +10,7 @@ import Foundation
 /// shows only in their class, containers whose elements are boxed as `Optional<Any>`, and
 /// keyed-archiver UIDs. Numbers are classified by their stored type, never by a lenient cast
 /// (`1 as? Bool` is `true` for an `NSNumber`).
-enum FoundationBridge {
+package enum FoundationBridge {
   /// The deepest nesting of arrays and dictionaries accepted when reading; deeper input is refused
   /// rather than risk exhausting the stack.
   ///
@@ -25,13 +25,13 @@ enum FoundationBridge {
   static let maximumValueCount = 1_000_000
 
   /// A value Foundation returned that is not a property-list value, with where it was found.
-  struct ConversionError: Error {
+  package struct ConversionError: Error {
     /// The path of the offending value inside the root, for example `root["a"][3]`.
     var path: String
     /// What is wrong with it.
     var problem: String
 
-    var reason: String { "\(problem) at \(path)" }
+    package var reason: String { "\(problem) at \(path)" }
   }
 
   // The class of a boxed Boolean (`__NSCFBoolean` on Linux and Apple platforms alike), which is how
@@ -48,7 +48,7 @@ enum FoundationBridge {
   /// - Throws: ``ConversionError`` for a value that is not a property-list value (a null, a
   ///   dictionary with a non-string key), nesting deeper than ``maximumDepth``, or more than
   ///   ``maximumValueCount`` values.
-  static func value(from object: Any) throws(ConversionError) -> PropertyListValue {
+  package static func value(from object: Any) throws(ConversionError) -> PropertyListValue {
     var budget = maximumValueCount
     do {
       return try value(from: object, depth: 0, budget: &budget)

@@ -144,7 +144,7 @@ extension PropertyListValue {
 }
 
 /// The rules behind ``PropertyListValue/init(parsing:as:)-(_,TextKind)``.
-enum TextParsing {
+package enum TextParsing {
   /// Why a text isn't of a kind: the predicate of `'text' …`.
   struct Predicate: Error {
     var text: String
@@ -210,7 +210,7 @@ enum TextParsing {
   /// Whether `text` is a number in the grammar ``PropertyListValue/TextKind/real`` documents, so
   /// that `Double(_:)`, which hands the text to the C library, only sees text every platform's C
   /// library reads alike (no NaN payloads, no `snan`, no text after a NUL).
-  static func isRealNumber(_ text: String) -> Bool {
+  package static func isRealNumber(_ text: String) -> Bool {
     var bytes = Array(text.utf8)[...]
     if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
       bytes = bytes.dropFirst()

@@ -1,4 +1,5 @@
 import Foundation
+import TypedDefaultsLayers
 
 /// `domains` and `list`: the `UserDefaults` suites on this machine.
 enum DomainsCommand: Command {

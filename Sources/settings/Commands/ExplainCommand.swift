@@ -1,5 +1,7 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 /// `explain domain key`: where a key's value comes from, layer by layer.
 enum ExplainCommand: Command {

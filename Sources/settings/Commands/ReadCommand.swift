@@ -1,4 +1,6 @@
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 /// `read domain [key]`: prints a domain, or one key's value, as `defaults read` does.
 enum ReadCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsSchema
 
 /// `schema domain`: prints the schema the app wrote next to the domain's store.
 enum SchemaCommand: Command {

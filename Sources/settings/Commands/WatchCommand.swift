@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,6 @@
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 /// `write domain key value`: stores a value, typed by `defaults`' flags.
 enum WriteCommand: Command {

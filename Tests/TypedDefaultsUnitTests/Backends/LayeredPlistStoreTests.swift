@@ -3,6 +3,8 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 /// A store on files in a fresh temporary folder.
 private struct StoreFixture {

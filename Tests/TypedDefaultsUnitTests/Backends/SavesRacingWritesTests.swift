@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 /// Saves, flushes and reloads of a persisted file racing writes of its keys (issue 18's suspected
 /// lost update: a save adopting a snapshot older than a write made meanwhile, or a take-in

@@ -4,6 +4,8 @@ import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 #if canImport(Glibc)
   import Glibc

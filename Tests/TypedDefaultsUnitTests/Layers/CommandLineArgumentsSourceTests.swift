@@ -1,5 +1,6 @@
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// `CommandLineArgumentsSource`: every argument form, bare and negated flags, `--`, positional
 /// arguments, and the problems (unknown options, missing values, repeats, conflicts) reported.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 /// A `DirectorySource` layered by a watching `LayeredPlistStore` (issue #19): each Kubernetes

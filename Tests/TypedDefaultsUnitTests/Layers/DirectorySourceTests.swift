@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 #if canImport(Glibc)

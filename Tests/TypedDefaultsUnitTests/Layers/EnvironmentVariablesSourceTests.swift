@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 /// `EnvironmentVariablesSource`: the key-to-variable table, the prefix, conflicts and unknown

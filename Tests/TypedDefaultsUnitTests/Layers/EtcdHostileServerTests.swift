@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsEtcd
 import TypedDefaultsTestSupport
 
 #if canImport(Glibc)

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 #if canImport(Glibc)

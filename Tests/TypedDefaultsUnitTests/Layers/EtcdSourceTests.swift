@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 

@@ -1,5 +1,7 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 /// What the etcd source's suites share: fast reconnection options, and the store an app opens

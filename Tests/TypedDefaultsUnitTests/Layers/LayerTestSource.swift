@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// A layer source for tests, written through the public protocol: its values are set by the
 /// test, which can make its next read throw; it reports each change to the store's reporter.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 private struct MountedSettings: SettingsGroup {

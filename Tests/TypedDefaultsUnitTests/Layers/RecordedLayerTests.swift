@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 /// The record a store makes of its layers (`data.plist.layers`), and the layers a tool opens

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 /// `SettingsBundleSource` (issue #19): the `DefaultValue`s of an iOS `Settings.bundle`, typed,

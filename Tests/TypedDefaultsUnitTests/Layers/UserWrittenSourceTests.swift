@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsLayers
 import TypedDefaultsTesting
 
 /// A source of feature flags written as a user writes one: through the public `LayerSource`

@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 // Each test has model types of its own: every problem is reported once per process.
 

@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 /// The observation guarantees (see ObservingChanges.md), checked on every backend of the library
 /// and on one written outside it.

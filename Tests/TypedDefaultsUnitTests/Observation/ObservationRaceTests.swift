@@ -4,6 +4,7 @@ import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 #if canImport(Observation)
   import Observation

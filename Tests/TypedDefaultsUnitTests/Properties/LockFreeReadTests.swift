@@ -4,6 +4,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 /// The settings the lock-free read tests read: one of each scalar kind a cell publishes in its
 /// atomic words (``ScalarValueCell``).

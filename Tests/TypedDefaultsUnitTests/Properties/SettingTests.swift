@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 private final class PlayerSettings: SettingsModel, @unchecked Sendable {
   @Setting var allowsCellularPlayback = false

@@ -3,6 +3,8 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 
 // MARK: - Fixture models
 

@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+import TypedDefaultsLayers
 
 /// Type-bridging bugs reported against settings libraries in the field, one test each, named
 /// after the behaviour it pins.

@@ -5,7 +5,7 @@
 ///
 /// Internal: the only views are the library's; ``ScopedBackend`` documents its base and prefix
 /// publicly.
-protocol BackendView: SettingsBackend {
+package protocol BackendView: SettingsBackend {
   /// The backend the view reads and writes: never itself a view.
   var base: any SettingsBackend { get }
   /// The prefix every key of the view carries in ``base``.

@@ -3,7 +3,7 @@
 /// says so (`SettingsMigrations`).
 ///
 /// Internal: layers are the layered store's.
-protocol HasReadOnlyLayers: SettingsBackend {
+package protocol HasReadOnlyLayers: SettingsBackend {
   /// The read-only layers that hold a value for `key` and none for `replacement`, each with its
   /// name (`delivered`) and its file's path, in order from the highest layer.
   func readOnlyLayers(

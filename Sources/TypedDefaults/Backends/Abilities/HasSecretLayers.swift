@@ -4,7 +4,7 @@
 /// declared `secret: true`.
 ///
 /// Internal: layers are the layered store's.
-protocol HasSecretLayers: SettingsBackend {
+package protocol HasSecretLayers: SettingsBackend {
   /// Whether the value a read of `key` returns comes from a layer that holds secrets.
   func holdsSecretValue(forKey key: String) -> Bool
 }

@@ -4,7 +4,7 @@
 ///
 /// Internal: only the layered store normalizes; a backend written outside the library reports
 /// keys as they are written.
-protocol NormalizesKeys: SettingsBackend {
+package protocol NormalizesKeys: SettingsBackend {
   /// The key as the backend stores it.
   func normalizedKey(_ key: String) -> String
 }

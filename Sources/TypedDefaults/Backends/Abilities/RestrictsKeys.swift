@@ -5,7 +5,7 @@
 /// (`SettingsValidation`).
 ///
 /// Internal: it declares a format's rules, which only the library's file backends have.
-protocol RestrictsKeys: SettingsBackend {
+package protocol RestrictsKeys: SettingsBackend {
   /// Throws if the backend can't store `key` exactly; the error's reason says why.
   func checkStorable(key: String) throws(SettingsError)
 }

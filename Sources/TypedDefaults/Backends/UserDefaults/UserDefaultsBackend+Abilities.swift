@@ -16,7 +16,7 @@ extension UserDefaultsBackend: MultiKeyUpdatingBackend, SavingBackend, Reloading
   extension UserDefaultsBackend: RestrictsKeys {
     /// On Linux the suite file may be rewritten as XML (corelibs does at `synchronize()`), so
     /// a key must hold only characters XML can.
-    func checkStorable(key: String) throws(SettingsError) {
+    package func checkStorable(key: String) throws(SettingsError) {
       try XMLPropertyListRules.checkCharacters(true, key: key)
     }
   }
@@ -24,5 +24,5 @@ extension UserDefaultsBackend: MultiKeyUpdatingBackend, SavingBackend, Reloading
 
 extension UserDefaultsBackend: KeepsStoreFile {
   /// The suite's file on Linux (``fileURL``); `nil` on Apple platforms.
-  var storeFile: URL? { fileURL }
+  package var storeFile: URL? { fileURL }
 }

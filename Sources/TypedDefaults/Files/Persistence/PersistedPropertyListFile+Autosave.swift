@@ -18,7 +18,7 @@ extension PersistedPropertyListFile {
   ///   - save: Makes the owner's save, run on a utility-quality global queue; called only by the
   ///     first call of a burst, so that the later ones allocate no closure. The save should
   ///     capture its owner weakly (the engine holds it only until it runs).
-  func scheduleDebouncedSave(
+  package func scheduleDebouncedSave(
     interval: Double, _ save: () -> @Sendable () -> Void
   ) {
     let schedule = debounce.withLock { debounce in
@@ -62,7 +62,7 @@ extension SettingsDiagnostics {
   /// - Parameters:
   ///   - error: What the save threw.
   ///   - backend: The backend's name.
-  static func reportSaveFailure(_ error: SettingsError, backend: String) {
+  package static func reportSaveFailure(_ error: SettingsError, backend: String) {
     report(
       SettingsDiagnostic(
         kind: .saveFailed, key: nil, backend: backend,

@@ -7,33 +7,33 @@ import Foundation
 extension PersistedPropertyListFile {
   /// What a careful read of the file gave, after any recovery from a corrupt or partly unreadable
   /// file.
-  struct Read {
+  package struct Read {
     /// The entries to use: the file's, or what could be saved of them.
-    var entries: [String: PropertyListValue] = [:]
+    package var entries: [String: PropertyListValue] = [:]
     /// The file's format; `nil` if there was no file or it was empty.
-    var format: PropertyListFile.Format?
+    package var format: PropertyListFile.Format?
     /// The version of the file the entries came from, held open (after a rewrite of salvaged
     /// entries, the new file's); `nil` if no file holds them, or its version isn't known.
-    var version: FileVersion?
+    package var version: FileVersion?
     /// The corruption found, with the entries that were left out (empty for a file corrupt as a
     /// whole), and what became of the original file.
-    var recovery: Recovery?
+    package var recovery: Recovery?
     /// For each entry, an upper bound of its share of the file when saved (see
     /// ``EncodedSizeBound``); `nil` when not computed.
-    var sizeBounds: [String: Int]?
+    package var sizeBounds: [String: Int]?
   }
 
   /// A corrupt or partly unreadable file and what the engine did about it.
-  struct Recovery {
+  package struct Recovery {
     /// The problem, as its owner records it (``LayeredPlistStore/recoveredProblems``).
-    var problem: SettingsError
+    package var problem: SettingsError
     /// One error per entry left out, naming its key.
-    var unreadableEntries: [SettingsError]
+    package var unreadableEntries: [SettingsError]
     /// Where the original bytes were moved, or why they couldn't be (the file is then left
     /// where it is and saves refuse to write over it).
-    var setAside: Result<URL, SettingsError>
+    package var setAside: Result<URL, SettingsError>
     /// Whether the entries that could be read were written back as a new `data.plist`.
-    var rewroteSalvagedEntries: Bool
+    package var rewroteSalvagedEntries: Bool
     /// What the store carried on with.
     var carriedOn = CarriedOn.readableEntries
 
@@ -64,7 +64,7 @@ extension PersistedPropertyListFile {
     /// Reports the problem and what was done about it as a ``SettingsDiagnostic``.
     ///
     /// - Parameter backend: The backend's name.
-    func report(backend: String) {
+    package func report(backend: String) {
       var outcome: String
       switch setAside {
       case .success(let aside): outcome = "moved it to '\(aside.path)'"
@@ -91,7 +91,7 @@ extension PersistedPropertyListFile {
 
   /// The format the file is saved in: the option, else the file's own (OpenStep, which can't be
   /// written, and a new or empty file get binary).
-  static func savingFormat(
+  package static func savingFormat(
     option: PropertyListFile.Format?, file: PropertyListFile.Format?
   ) -> PropertyListFile.Format {
     if let option { return option }
@@ -100,7 +100,7 @@ extension PersistedPropertyListFile {
 
   /// Checks a value can be stored in a file saved as `format`, and returns it as it will be
   /// stored (XML's rules for an XML file).
-  static func storable(
+  package static func storable(
     _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format
   ) throws(SettingsError) -> PropertyListValue {
     try WriteValidation.check(value, key: key)
@@ -323,7 +323,7 @@ extension PersistedPropertyListFile {
   ///   - store: The owner's name, to report a clash; `nil` for no report.
   /// - Returns: The entries under their normalized keys; `entries` itself without a
   ///   normalization.
-  static func normalizingKeys(
+  package static func normalizingKeys(
     of entries: [String: PropertyListValue], by normalization: (@Sendable (String) -> String)?,
     layer: String, store: String?
   ) -> [String: PropertyListValue] {

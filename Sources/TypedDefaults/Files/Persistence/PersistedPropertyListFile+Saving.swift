@@ -11,27 +11,30 @@ extension PersistedPropertyListFile {
   ///
   /// Kept in the owner's state, under the owner's lock (a write takes one lock); the engine reads
   /// it as a snapshot (``Pending``) and settles it after a save (``settle(after:of:)``).
-  struct UnsavedChanges {
+  package struct UnsavedChanges {
     private var numbers: [String: UInt64] = [:]
     private var count: UInt64 = 0
 
+    /// No unsaved changes.
+    package init() {}
+
     /// Whether there is no unsaved change.
-    var isEmpty: Bool { numbers.isEmpty }
+    package var isEmpty: Bool { numbers.isEmpty }
 
     /// The unsaved keys.
     var keys: Dictionary<String, UInt64>.Keys { numbers.keys }
 
     /// Whether the key has an unsaved change.
-    func contains(_ key: String) -> Bool { numbers[key] != nil }
+    package func contains(_ key: String) -> Bool { numbers[key] != nil }
 
     /// Records a change of the key (a later one replaces an earlier one's number).
-    mutating func mark(_ key: String) {
+    package mutating func mark(_ key: String) {
       count &+= 1
       numbers[key] = count
     }
 
     /// Forgets the key's change (its value was just saved another way).
-    mutating func remove(_ key: String) {
+    package mutating func remove(_ key: String) {
       numbers.removeValue(forKey: key)
     }
 
@@ -42,7 +45,7 @@ extension PersistedPropertyListFile {
     ///   - contents: What the file should hold, as the owner sees it.
     ///   - value: The file's value of an unsaved key.
     /// - Returns: The snapshot, holding `contents` as what the file should hold.
-    func pending(
+    package func pending(
       contents: [String: PropertyListValue], value: (String) -> PropertyListValue?
     ) -> Pending {
       Pending(
@@ -53,7 +56,7 @@ extension PersistedPropertyListFile {
     /// snapshot), and returns the keys the save's update changed that are to take the saved
     /// value (those not changed again meanwhile), for the owner to adopt from
     /// ``SaveOutcome/othersContents``.
-    mutating func settle(after outcome: SaveOutcome, of pending: Pending) -> [String] {
+    package mutating func settle(after outcome: SaveOutcome, of pending: Pending) -> [String] {
       var adopted: [String] = []
       if outcome.othersContents != nil, !outcome.updatedKeys.isEmpty {
         var changeNumbers: [String: UInt64] = [:]
@@ -72,19 +75,28 @@ extension PersistedPropertyListFile {
 
   /// What a save writes: the unsaved changes at the moment it started, and the whole of what the
   /// file should hold then.
-  struct Pending {
+  package struct Pending {
     /// Each unsaved key, its value in the file (`nil`: removed) and its change number.
     var changes: [(key: String, value: PropertyListValue?, change: UInt64)]
     /// What the file should hold.
     var contents: [String: PropertyListValue]
+
+    /// What a save should write: the unsaved changes and the contents they make.
+    package init(
+      changes: [(key: String, value: PropertyListValue?, change: UInt64)],
+      contents: [String: PropertyListValue]
+    ) {
+      self.changes = changes
+      self.contents = contents
+    }
   }
 
   /// What a save found and did under the file lock.
-  struct SaveOutcome {
+  package struct SaveOutcome {
     /// The version written, held open; `nil` once the file is removed.
     var version: FileVersion?
     /// The merged contents, when the file had been changed by another process or updated.
-    var othersContents: [String: PropertyListValue]?
+    package var othersContents: [String: PropertyListValue]?
     /// The keys the save's update changed.
     var updatedKeys: [String] = []
   }
@@ -98,7 +110,7 @@ extension PersistedPropertyListFile {
   /// save that writes over it.
   ///
   /// - Throws: What `body` throws.
-  func exclusively<Result>(
+  package func exclusively<Result>(
     _ body: () throws(SettingsError) -> Result
   ) throws(SettingsError) -> (result: Result, recoveries: [Recovery]) {
     saveLock.lock()
@@ -130,7 +142,7 @@ extension PersistedPropertyListFile {
   /// - Throws: ``SettingsError/Code/fileNotWritable`` (no lock, a write that failed, a corrupt
   ///   file that couldn't be kept aside), what reading throws, what `update` throws; the file is
   ///   left as it was.
-  func saveLocked(
+  package func saveLocked(
     _ pending: Pending,
     format: PropertyListFile.Format,
     removesEmptyFile: Bool = false,
@@ -205,7 +217,7 @@ extension PersistedPropertyListFile {
   ///   if it was corrupt with nothing to write back (the owner keeps what it has, and the next
   ///   save writes it).
   /// - Throws: What reading throws.
-  func reloadLocked(
+  package func reloadLocked(
     held: () -> [String: PropertyListValue], isSecret: (String) -> Bool = { _ in false }
   ) throws(SettingsError) -> [String: PropertyListValue]? {
     let target = AtomicFile.resolvedTarget(of: file.url).path

@@ -19,20 +19,32 @@ import Foundation
 /// lock (`flock`), which is taken with no in-process lock but the save lock held.
 // @unchecked Sendable: `version` and `recoveries` are only accessed while `saveLock` is held (or
 // in `init`); everything else is immutable or a `Locked`.
-final class PersistedPropertyListFile: @unchecked Sendable {
+package final class PersistedPropertyListFile: @unchecked Sendable {
   /// How the engine reads and saves its file.
-  struct Rules: Sendable {
+  package struct Rules: Sendable {
     /// The format to save in; `nil` keeps the file's own (see ``savingFormat(option:file:)``).
     var format: PropertyListFile.Format?
     /// How keys read from the file are normalized; `nil` for none.
     var keyNormalization: (@Sendable (String) -> String)?
     /// Whether a corrupt file is moved aside (`true`) or reported by throwing and left in place.
     var movesCorruptFileAside = true
+
+    /// Rules for a store's file: the format it saves in, its key normalization, and whether a
+    /// corrupt file is moved aside.
+    package init(
+      format: PropertyListFile.Format? = nil,
+      keyNormalization: (@Sendable (String) -> String)? = nil,
+      movesCorruptFileAside: Bool = true
+    ) {
+      self.format = format
+      self.keyNormalization = keyNormalization
+      self.movesCorruptFileAside = movesCorruptFileAside
+    }
   }
 
   /// The file, with its size limit (``PropertyListFile/maximumSize``), which every read and write
   /// keeps to.
-  let file: PropertyListFile
+  package let file: PropertyListFile
   /// How the file is read and saved.
   let rules: Rules
   /// Serializes this process's saves and reloads of the file.
@@ -55,7 +67,7 @@ final class PersistedPropertyListFile: @unchecked Sendable {
   /// - Parameters:
   ///   - file: The file.
   ///   - rules: How it is read and saved.
-  init(file: PropertyListFile, rules: Rules) {
+  package init(file: PropertyListFile, rules: Rules) {
     self.file = file
     self.rules = rules
   }
@@ -67,7 +79,7 @@ final class PersistedPropertyListFile: @unchecked Sendable {
   ///   report.
   /// - Returns: The leftovers of killed processes kept aside, to record, and what was read, or
   ///   what the read threw (no version is held then).
-  func open(
+  package func open(
     reportingClashesAs store: String? = nil
   ) -> (leftovers: [Recovery], read: Result<Read, SettingsError>) {
     let leftovers = tidyUpAtOpen()

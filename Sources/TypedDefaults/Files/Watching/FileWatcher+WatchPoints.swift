@@ -11,7 +11,7 @@ extension FileWatcher {
   ///
   /// - Parameter url: The file.
   /// - Returns: Each folder to watch with a name in it, the file's own first.
-  static func watchPoints(of url: URL) -> [(folder: URL, name: String)] {
+  package static func watchPoints(of url: URL) -> [(folder: URL, name: String)] {
     var points: [(folder: URL, name: String)] = []
     // The chain's 33rd path, reached after 32 links, is not watched.
     for (current, destination) in AtomicFile.symbolicLinkChain(of: url).prefix(32) {

@@ -54,9 +54,9 @@ import Foundation
 /// with the last watch);
 /// a delivery already under way on the queue may finish, but none starts after the watcher saw
 /// the stop.
-final class FileWatcher: Sendable {
+package final class FileWatcher: Sendable {
   /// What a watcher delivers.
-  enum Event: Sendable, Equatable {
+  package enum Event: Sendable, Equatable {
     /// These files (by name) may have changed: written, replaced, created or removed.
     case changed(Set<String>)
     /// The watch couldn't be armed, for this reason; the watcher polls until it can be.
@@ -129,7 +129,7 @@ final class FileWatcher: Sendable {
   ///     folder's descriptor) through these calls, instead of the system's watch; `nil` (the
   ///     default) for the system's.
   ///   - handler: Called on the watcher's serial queue with each event; calls never overlap.
-  init(
+  package init(
     folder: URL, names: Set<String>?, simulatedArmingError: Int32? = nil,
     coalescingInterval: Double = FileWatcher.coalescingInterval,
     descriptorWatch: FolderDescriptorWatch? = nil,
@@ -168,7 +168,7 @@ final class FileWatcher: Sendable {
   /// Stops watching: cancels the watch and any retry, and closes the descriptor.
   ///
   /// Safe from any thread, also from inside the handler; stopping twice does nothing more.
-  func stop() {
+  package func stop() {
     let (source, retry) = state.withLock { state in
       state.stopped = true
       defer { (state.source, state.retry) = (nil, nil) }

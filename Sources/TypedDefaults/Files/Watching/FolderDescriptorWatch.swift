@@ -10,7 +10,7 @@ import Foundation
 /// the arming, counting, re-arming and closing in ``FileWatcher``, which takes the calls as a
 /// value. Only ``system`` (in `FolderDescriptorWatch+Dispatch.swift`, Apple platforms) calls the
 /// Apple API; tests on Linux arm a watcher with fake calls and fire its events by hand.
-struct FolderDescriptorWatch: Sendable {
+package struct FolderDescriptorWatch: Sendable {
   /// What controls a source ``makeSource`` made.
   struct Source: Sendable {
     /// Starts delivering events; called once, when the watcher has installed the watch.

@@ -1,0 +1,415 @@
+import Foundation
+import TypedDefaults
+
+/// The calls ``EtcdSource`` makes to etcd's v3 JSON gateway (`/v3/auth/authenticate`,
+/// `/v3/kv/range`, `/v3/watch`), at one endpoint, over ``HTTPConnection``.
+///
+/// Keys and values are base64 in the gateway's JSON, and 64-bit integers are strings. Every
+/// response is bounded by the source's response size limit and decoded by Foundation's
+/// `JSONDecoder` into the few fields used; anything else in the response is ignored.
+///
+/// Thread-safety: a value type; each call opens its own connection.
+struct EtcdGateway: Sendable {
+  /// An endpoint, such as `http://10.0.0.5:2379`.
+  var endpoint: URL
+  /// Seconds to connect and for each wait for the server.
+  var timeout: Double
+  /// The largest response (or streamed message) accepted, in bytes.
+  var maximumResponseSize: Int
+
+  /// What a call can fail with.
+  enum Failure: Error, Sendable {
+    /// The endpoint couldn't be reached or broke off: try another, later.
+    case unavailable(String)
+    /// The server refused the credentials (wrong user or password).
+    case authenticationFailed(String)
+    /// The token is missing, invalid or expired: authenticate again.
+    case tokenRejected(String)
+    /// The revision to watch from was compacted away: read the whole prefix again.
+    case compacted(revision: Int64)
+    /// The server's revision is below the one to watch from: its data was replaced (restored
+    /// from a backup, or a new cluster on the same address), so the history known is not its:
+    /// read the whole prefix again.
+    case historyReplaced(revision: Int64)
+    /// The server answered something else than the gateway's JSON, or too much of it.
+    case badResponse(String)
+    /// The caller's cancellation test ended the call.
+    case cancelled
+
+    var reason: String {
+      switch self {
+      case .unavailable(let reason), .authenticationFailed(let reason), .tokenRejected(let reason),
+        .badResponse(let reason):
+        reason
+      case .compacted(let revision): "The history before revision \(revision) was compacted"
+      case .historyReplaced(let revision):
+        "The server is at revision \(revision), before the one last read: its data was replaced"
+      case .cancelled: "Cancelled"
+      }
+    }
+  }
+
+  /// A key and its value, decoded from base64.
+  struct KeyValue: Sendable {
+    var key: [UInt8]
+    var value: [UInt8]
+    var modRevision: Int64
+  }
+
+  /// What one watch message reported.
+  struct WatchMessage: Sendable {
+    var revision: Int64
+    var created = false
+    /// Each event: the key, its new value (`nil`: deleted), and the revision it was made at.
+    var events: [(key: [UInt8], value: [UInt8]?, revision: Int64)] = []
+  }
+
+  private var origin: (host: String, port: Int)? {
+    guard let host = endpoint.host, !host.isEmpty else { return nil }
+    return (host, endpoint.port ?? 2379)
+  }
+
+  private func connection(isCancelled: @escaping () -> Bool) throws(Failure) -> HTTPConnection {
+    guard endpoint.scheme?.lowercased() == "http", let origin else {
+      throw .unavailable(
+        "'\(EtcdSource.shown(endpoint))' is not an http:// endpoint with a host (TLS endpoints "
+          + "are not supported yet: see the \"Fleet configuration\" article)")
+    }
+    do {
+      return try HTTPConnection(
+        host: origin.host, port: origin.port, timeout: timeout,
+        maximumBodySize: maximumResponseSize, isCancelled: isCancelled)
+    } catch {
+      throw error.wasCancelled ? .cancelled : .unavailable(error.reason)
+    }
+  }
+
+  private var pathPrefix: String {
+    let path = endpoint.path
+    return path.hasSuffix("/") ? String(path.dropLast()) : path
+  }
+
+  /// Posts `body` to `path` and returns the decoded response, mapping the gateway's errors.
+  private func call<Response: Decodable>(
+    _ path: String, body: [String: Any], token: String?, as type: Response.Type,
+    isCancelled: @escaping () -> Bool
+  ) throws(Failure) -> Response {
+    let connection = try connection(isCancelled: isCancelled)
+    defer { connection.close() }
+    connection.deadline = Date().addingTimeInterval(timeout * 3)
+    guard let json = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+    else { throw .badResponse("Cannot encode the request to \(path)") }
+    let (status, data) = try Self.mapped { () throws(HTTPConnection.Failure) in
+      let head = try connection.post(
+        pathPrefix + path, body: json, headers: token.map { ["Authorization": $0] } ?? [:])
+      return (head.status, try connection.readBody())
+    }
+    if status != 200 {
+      throw Self.failure(status: status, body: data, at: EtcdSource.shown(endpoint))
+    }
+    do {
+      return try JSONDecoder().decode(Response.self, from: data)
+    } catch {
+      throw .badResponse(
+        "\(EtcdSource.shown(endpoint)) answered \(path) with JSON the gateway doesn't send: "
+          + Self.excerpt(data))
+    }
+  }
+
+  /// The failure a non-200 answer means, from the gateway's error JSON
+  /// (`{"error": "etcdserver: …", "code": 16}` or `{"error": {"message": …}}`).
+  static func failure(status: Int, body: Data, at origin: String) -> Failure {
+    let message = (try? JSONDecoder().decode(ErrorBody.self, from: body))?.text ?? excerpt(body)
+    let lowered = message.lowercased()
+    if lowered.contains("authentication failed") {
+      return .authenticationFailed(
+        "\(origin) refused the user name or password (\(message))")
+    }
+    if lowered.contains("invalid auth token") || lowered.contains("user name is empty")
+      || lowered.contains("token") && lowered.contains("expired")
+    {
+      return .tokenRejected("\(origin) refused the authentication token (\(message))")
+    }
+    if lowered.contains("permission denied") {
+      return .authenticationFailed("\(origin) refused access to the prefix (\(message))")
+    }
+    if lowered.contains("compacted") {
+      return .compacted(revision: 0)
+    }
+    return .unavailable("\(origin) answered HTTP \(status): \(message)")
+  }
+
+  static func excerpt(_ data: Data) -> String {
+    let text = String(decoding: data.prefix(200), as: UTF8.self)
+      .replacingOccurrences(of: "\n", with: " ")
+    return data.count > 200 ? "'\(text)…' (\(data.count) bytes)" : "'\(text)'"
+  }
+
+  // MARK: - Calls
+
+  /// Authenticates, returning the token to send with later calls.
+  func authenticate(
+    user: String, password: String, isCancelled: @escaping () -> Bool
+  ) throws(Failure) -> String {
+    let response = try call(
+      "/v3/auth/authenticate", body: ["name": user, "password": password], token: nil,
+      as: AuthenticateResponse.self, isCancelled: isCancelled)
+    guard let token = response.token, !token.isEmpty else {
+      throw .badResponse(
+        "\(EtcdSource.shown(endpoint)) answered the authentication without a token")
+    }
+    return token
+  }
+
+  /// Reads every key in `[key, rangeEnd)`, at the store's current revision.
+  ///
+  /// - Returns: The keys and values, and the revision they were read at.
+  func range(
+    key: [UInt8], rangeEnd: [UInt8], token: String?, isCancelled: @escaping () -> Bool
+  ) throws(Failure) -> (values: [KeyValue], revision: Int64) {
+    let response = try call(
+      "/v3/kv/range",
+      body: [
+        "key": Data(key).base64EncodedString(), "range_end": Data(rangeEnd).base64EncodedString(),
+      ],
+      token: token, as: RangeResponse.self, isCancelled: isCancelled)
+    guard let revision = response.header?.revision.flatMap(Int64.init) else {
+      throw .badResponse("\(EtcdSource.shown(endpoint)) answered the read without a revision")
+    }
+    var values: [KeyValue] = []
+    for entry in response.kvs ?? [] {
+      guard let key = entry.key.flatMap({ Data(base64Encoded: $0) }) else {
+        throw .badResponse("\(EtcdSource.shown(endpoint)) sent a key that isn't base64")
+      }
+      guard let value = Data(base64Encoded: entry.value ?? "") else {
+        throw .badResponse("\(EtcdSource.shown(endpoint)) sent a value that isn't base64")
+      }
+      values.append(
+        KeyValue(
+          key: Array(key), value: Array(value),
+          modRevision: entry.mod_revision.flatMap(Int64.init) ?? 0))
+    }
+    return (values, revision)
+  }
+
+  /// Puts a value at `key`, or deletes the key when `value` is `nil`.
+  ///
+  /// - Returns: The revision of the change.
+  func write(
+    key: [UInt8], value: [UInt8]?, token: String?, isCancelled: @escaping () -> Bool
+  ) throws(Failure) -> Int64 {
+    let body: [String: Any] =
+      value.map {
+        ["key": Data(key).base64EncodedString(), "value": Data($0).base64EncodedString()]
+      }
+      ?? ["key": Data(key).base64EncodedString()]
+    let response = try call(
+      value == nil ? "/v3/kv/deleterange" : "/v3/kv/put", body: body, token: token,
+      as: RangeResponse.self, isCancelled: isCancelled)
+    return response.header?.revision.flatMap(Int64.init) ?? 0
+  }
+
+  /// Watches `[key, rangeEnd)` from `startRevision`, calling `receive` with each message until
+  /// the stream ends, fails, or `isCancelled` returns `true`.
+  ///
+  /// - Parameters:
+  ///   - key: The first key of the range.
+  ///   - rangeEnd: The end of the range, excluded.
+  ///   - startRevision: The first revision to report.
+  ///   - token: The authentication token, if any.
+  ///   - checkInterval: Seconds of silence after which `check` runs (a watch of keys that don't
+  ///     change is silent, and so is a frozen or unreachable member whose connection stays open).
+  ///   - check: Throws if the endpoint doesn't answer another request, which ends the watch.
+  ///   - isCancelled: Ends the watch when it returns `true`.
+  ///   - receive: Called with each message.
+  /// - Throws: ``Failure/compacted(revision:)`` when `startRevision` was compacted away,
+  ///   ``Failure/tokenRejected(_:)`` for a token refused, ``Failure/unavailable(_:)`` when the
+  ///   stream breaks off or ends, ``Failure/cancelled``.
+  func watch(
+    key: [UInt8], rangeEnd: [UInt8], startRevision: Int64, token: String?,
+    checkInterval: Double, check: () throws(Failure) -> Void,
+    isCancelled: @escaping () -> Bool, receive: (WatchMessage) -> Void
+  ) throws(Failure) {
+    let connection = try connection(isCancelled: isCancelled)
+    defer { connection.close() }
+    let origin = EtcdSource.shown(endpoint)
+    let request: [String: Any] = [
+      "create_request": [
+        "key": Data(key).base64EncodedString(),
+        "range_end": Data(rangeEnd).base64EncodedString(),
+        "start_revision": String(startRevision),
+      ]
+    ]
+    guard let json = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
+    else { throw .badResponse("Cannot encode the watch request") }
+    let head = try Self.mapped { () throws(HTTPConnection.Failure) in
+      try connection.post(
+        pathPrefix + "/v3/watch", body: json, headers: token.map { ["Authorization": $0] } ?? [:])
+    }
+    if head.status != 200 {
+      let body = try Self.mapped { () throws(HTTPConnection.Failure) in try connection.readBody() }
+      throw Self.failure(status: head.status, body: body, at: origin)
+    }
+    while true {
+      guard let line = try nextLine(of: connection, checkInterval: checkInterval, check: check)
+      else {
+        throw .unavailable("\(origin) ended the watch")
+      }
+      if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
+      let message = try message(from: line, origin: origin)
+      // A watch from a revision the server hasn't reached would wait for it in silence.
+      if message.created, message.revision > 0, message.revision < startRevision - 1 {
+        throw .historyReplaced(revision: message.revision)
+      }
+      receive(message)
+    }
+  }
+
+  /// The next line of a watch, waiting as long as it takes: a watch stays silent for as long as
+  /// nothing changes, so a wait that times out is no failure; only the connection's end, an
+  /// error or the cancellation test is.
+  private func nextLine(
+    of connection: HTTPConnection, checkInterval: Double, check: () throws(Failure) -> Void
+  ) throws(Failure) -> [UInt8]? {
+    var silentSince = Date()
+    while true {
+      do {
+        return try connection.readLine(lineLimit: maximumResponseSize)
+      } catch {
+        if error.wasCancelled { throw .cancelled }
+        guard error.reason.contains("did not answer") else { throw .unavailable(error.reason) }
+        if Date().timeIntervalSince(silentSince) >= checkInterval {
+          try check()
+          silentSince = Date()
+        }
+      }
+    }
+  }
+
+  /// Checks that the endpoint answers: a read that counts one key, the cheapest request.
+  func check(key: [UInt8], token: String?, isCancelled: @escaping () -> Bool) throws(Failure) {
+    _ = try call(
+      "/v3/kv/range", body: ["key": Data(key).base64EncodedString(), "count_only": true],
+      token: token, as: RangeResponse.self, isCancelled: isCancelled)
+  }
+
+  /// Runs a connection call, mapping its failure.
+  private static func mapped<Result>(
+    _ body: () throws(HTTPConnection.Failure) -> Result
+  ) throws(Failure) -> Result {
+    do {
+      return try body()
+    } catch {
+      throw error.wasCancelled ? .cancelled : .unavailable(error.reason)
+    }
+  }
+
+  /// Decodes one watch message.
+  private func message(from line: [UInt8], origin: String) throws(Failure) -> WatchMessage {
+    guard let envelope = try? JSONDecoder().decode(WatchEnvelope.self, from: Data(line)) else {
+      throw .badResponse(
+        "\(origin) sent a watch message that isn't the gateway's JSON: " + Self.excerpt(Data(line)))
+    }
+    if let error = envelope.error {
+      throw Self.failure(status: error.http_code ?? 500, body: Data(line), at: origin)
+    }
+    guard let result = envelope.result else { return WatchMessage(revision: 0) }
+    if let compacted = result.compact_revision.flatMap(Int64.init), compacted > 0 {
+      throw .compacted(revision: compacted)
+    }
+    if result.canceled == true {
+      let reason = result.cancel_reason ?? "no reason given"
+      let failure = Self.failure(status: 500, body: Data(reason.utf8), at: origin)
+      if case .unavailable = failure {
+        throw .unavailable("\(origin) cancelled the watch: \(reason)")
+      }
+      throw failure
+    }
+    var message = WatchMessage(
+      revision: result.header?.revision.flatMap(Int64.init) ?? 0, created: result.created == true)
+    for event in result.events ?? [] {
+      guard let key = event.kv?.key.flatMap({ Data(base64Encoded: $0) }) else {
+        throw .badResponse("\(origin) sent a watch event without a base64 key")
+      }
+      let revision = event.kv?.mod_revision.flatMap(Int64.init) ?? message.revision
+      if event.type == "DELETE" {
+        message.events.append((Array(key), nil, revision))
+      } else {
+        guard let value = Data(base64Encoded: event.kv?.value ?? "") else {
+          throw .badResponse("\(origin) sent a watch event whose value isn't base64")
+        }
+        message.events.append((Array(key), Array(value), revision))
+      }
+    }
+    return message
+  }
+}
+
+// MARK: - The gateway's JSON
+
+// Field names are the gateway's (snake case), so the types mirror its JSON exactly.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct ResponseHeader: Decodable {
+  var revision: String?
+}
+
+private struct AuthenticateResponse: Decodable {
+  var token: String?
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct GatewayKeyValue: Decodable {
+  var key: String?
+  var value: String?
+  var mod_revision: String?
+}
+
+private struct RangeResponse: Decodable {
+  var header: ResponseHeader?
+  var kvs: [GatewayKeyValue]?
+}
+
+private struct WatchEvent: Decodable {
+  var type: String?
+  var kv: GatewayKeyValue?
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct WatchResult: Decodable {
+  var header: ResponseHeader?
+  var created: Bool?
+  var canceled: Bool?
+  var compact_revision: String?
+  var cancel_reason: String?
+  var events: [WatchEvent]?
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+private struct StreamError: Decodable {
+  var message: String?
+  var http_code: Int?
+}
+
+private struct WatchEnvelope: Decodable {
+  var result: WatchResult?
+  var error: StreamError?
+}
+
+/// `{"error": "…", "message": "…", "code": 3}` (unary calls) or `{"error": {"message": …}}`
+/// (streams).
+private struct ErrorBody: Decodable {
+  var text: String?
+
+  enum CodingKeys: String, CodingKey { case error, message }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    if let message = try? container.decode(String.self, forKey: .message) {
+      text = message
+    } else if let error = try? container.decode(String.self, forKey: .error) {
+      text = error
+    } else if let stream = try? container.decode(StreamError.self, forKey: .error) {
+      text = stream.message
+    }
+  }
+}

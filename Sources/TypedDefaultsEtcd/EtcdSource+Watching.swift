@@ -1,0 +1,491 @@
+import Dispatch
+import Foundation
+import TypedDefaults
+import TypedDefaultsLayers
+
+// The source's state, the full read of the prefix, and the background watch with its
+// reconnection: what happens between the fleet and the layer.
+
+extension EtcdSource {
+  /// Everything that changes, under one lock.
+  struct State: Sendable {
+    var values: [String: PropertyListValue] = [:]
+    /// The keys whose last value couldn't be decoded, with why (each keeps its last good value).
+    var problems: [String: SettingsError] = [:]
+    var revision: Int64 = 0
+    var status = Status.notStarted
+    var lastError: SettingsError?
+    var cacheProblem: SettingsError?
+    var lastKnownGoodSavedAt: Date?
+    /// The endpoint to try first.
+    var endpointIndex = 0
+    /// An authentication token per endpoint (a simple token is a member's own).
+    var tokens: [Int: String] = [:]
+    var reporter: LayerSourceReporter?
+    var isWatching = false
+    /// Changes whenever the watch starts or stops: a watch thread of an older one ends.
+    var generation: UInt64 = 0
+    /// Wakes the current watch thread from a backoff delay: a new one for each watch, so a
+    /// stop's signal that no thread took can't cut a later watch's delays short.
+    var wake = DispatchSemaphore(value: 0)
+    /// Whether a save of the last known good file is scheduled and hasn't taken its snapshot.
+    var saveScheduled = false
+
+    /// The layer's contents: the values, and the problems to report.
+    var contents: LayerContents {
+      var problems = self.problems.sorted { $0.key < $1.key }.map(\.value)
+      if let cacheProblem { problems.append(cacheProblem) }
+      if let lastError, case .offline = status {
+        let fallback =
+          lastKnownGoodSavedAt.map {
+            "; the layer holds the last known good values, saved \($0.formatted(.iso8601))"
+          } ?? (values.isEmpty ? "; the layer is empty" : "; the layer keeps the values it had")
+        problems.append(
+          SettingsError(lastError.code, path: lastError.path, reason: lastError.reason + fallback))
+      }
+      return LayerContents(values: values, problems: problems)
+    }
+  }
+
+  private var name: String { "EtcdSource(\(layer): '\(prefix)')" }
+
+  private func gateway(_ index: Int) -> EtcdGateway {
+    EtcdGateway(
+      endpoint: endpoints[index], timeout: options.timeout,
+      maximumResponseSize: options.maximumResponseSize)
+  }
+
+  private var prefixBytes: [UInt8] { Array(prefix.utf8) }
+
+  /// The end of the prefix's range: the prefix with its last byte incremented (`\0` for all
+  /// keys when the prefix is empty or all `0xFF`).
+  private var rangeEnd: [UInt8] {
+    var end = prefixBytes
+    while let last = end.last {
+      if last < 0xFF {
+        end[end.count - 1] = last + 1
+        return end
+      }
+      end.removeLast()
+    }
+    return [0]
+  }
+
+  /// The token for an endpoint, authenticating first if there are credentials and none is held.
+  private func token(
+    for index: Int, isCancelled: @escaping () -> Bool
+  ) throws(EtcdGateway.Failure) -> String? {
+    guard let credentials else { return nil }
+    if let token = state.withLock({ $0.tokens[index] }) { return token }
+    let token = try gateway(index).authenticate(
+      user: credentials.user, password: credentials.password, isCancelled: isCancelled)
+    state.withLock { $0.tokens[index] = token }
+    return token
+  }
+
+  /// Runs `body` with an endpoint's token, renewing it once if the server refuses it.
+  private func withToken<Result>(
+    at index: Int, isCancelled: @escaping () -> Bool,
+    _ body: (String?) throws(EtcdGateway.Failure) -> Result
+  ) throws(EtcdGateway.Failure) -> Result {
+    do {
+      return try body(try token(for: index, isCancelled: isCancelled))
+    } catch .tokenRejected where credentials != nil {
+      state.withLock { _ = $0.tokens.removeValue(forKey: index) }
+      return try body(try token(for: index, isCancelled: isCancelled))
+    }
+  }
+
+  /// The error a failure is, naming the endpoint (never a credential).
+  private func settingsError(_ failure: EtcdGateway.Failure, at index: Int) -> SettingsError {
+    let endpoint = Self.shown(endpoints[index])
+    switch failure {
+    case .authenticationFailed(let reason):
+      return SettingsError(.fleetAuthenticationFailed, path: endpoint, reason: reason)
+    case .tokenRejected(let reason):
+      let hint =
+        credentials == nil
+        ? " (the cluster has authentication on: give the source credentials)"
+        : " even after authenticating again"
+      return SettingsError(.fleetAuthenticationFailed, path: endpoint, reason: reason + hint)
+    default:
+      return SettingsError(.fleetUnavailable, path: endpoint, reason: failure.reason)
+    }
+  }
+
+  /// Reads the whole prefix from the first endpoint that answers (starting with the current
+  /// one), applies it, reporting the keys that changed, and saves the last known good file.
+  ///
+  /// - Returns: `nil` on success, or the error naming the endpoints tried.
+  ///
+  /// - Parameters:
+  ///   - acceptingOlder: Whether a read at a revision below the one applied replaces it (see
+  ///     ``applyAll(_:revision:from:acceptingOlder:)``); `true` by default.
+  ///   - isCancelled: Ends the requests early.
+  func fullRead(
+    acceptingOlder: Bool = true, isCancelled: @escaping () -> Bool
+  ) -> SettingsError? {
+    guard !endpoints.isEmpty else {
+      let error = SettingsError(.fleetUnavailable, reason: "The source has no endpoint")
+      state.withLock { state in
+        state.lastError = error
+        if state.status == .notStarted { state.status = .offline(lastKnownGoodSavedAt: nil) }
+      }
+      return error
+    }
+    let first = state.withLock { $0.endpointIndex }
+    var failures: [SettingsError] = []
+    for step in 0..<endpoints.count {
+      let index = (first + step) % endpoints.count
+      do {
+        let (entries, revision) = try withToken(at: index, isCancelled: isCancelled) {
+          token throws(EtcdGateway.Failure) in
+          try gateway(index).range(
+            key: prefixBytes, rangeEnd: rangeEnd, token: token, isCancelled: isCancelled)
+        }
+        applyAll(entries, revision: revision, from: index, acceptingOlder: acceptingOlder)
+        return nil
+      } catch .cancelled {
+        return nil
+      } catch {
+        failures.append(settingsError(error, at: index))
+      }
+    }
+    let error = Self.combined(failures)
+    state.withLock { state in
+      state.lastError = error
+      state.status = .offline(lastKnownGoodSavedAt: state.lastKnownGoodSavedAt)
+    }
+    return error
+  }
+
+  /// Writes a key under the prefix to the first endpoint that answers.
+  func put(_ bytes: [UInt8]?, forKey key: String) -> SettingsError? {
+    let etcdKey = prefixBytes + Array(key.utf8)
+    let first = state.withLock { $0.endpointIndex }
+    var failures: [SettingsError] = []
+    for step in 0..<endpoints.count {
+      let index = (first + step) % endpoints.count
+      do {
+        _ = try withToken(at: index, isCancelled: { false }) { token throws(EtcdGateway.Failure) in
+          try gateway(index).write(key: etcdKey, value: bytes, token: token, isCancelled: { false })
+        }
+        return nil
+      } catch {
+        failures.append(settingsError(error, at: index))
+      }
+    }
+    return failures.isEmpty
+      ? SettingsError(.fleetUnavailable, reason: "The source has no endpoint")
+      : Self.combined(failures)
+  }
+
+  /// One error for the failures of a round: an authentication failure if there was one (that is
+  /// what to fix), else every endpoint's cause.
+  static func combined(_ failures: [SettingsError]) -> SettingsError {
+    if let refused = failures.first(where: { $0.code == .fleetAuthenticationFailed }) {
+      return refused
+    }
+    if failures.count == 1 { return failures[0] }
+    return SettingsError(
+      .fleetUnavailable,
+      path: failures.compactMap(\.path).joined(separator: ", "),
+      reason: "No endpoint answered: "
+        + failures.map { "\($0.path ?? "?"): \($0.reason)" }.joined(separator: "; "))
+  }
+
+  /// The setting key of an etcd key, or why it can't name one (the prefix itself, not UTF-8),
+  /// keyed in the layer's problems by the etcd key as shown.
+  private func settingKey(_ key: [UInt8]) -> Result<String, SettingsError> {
+    let shown = etcdKey(key)
+    guard key.starts(with: prefixBytes) else {
+      return .failure(
+        SettingsError(
+          .layerValueUnreadable, path: shown, reason: "The key '\(shown)' isn't under '\(prefix)'"))
+    }
+    guard let name = validatedUTF8(key.dropFirst(prefixBytes.count)) else {
+      return .failure(
+        SettingsError(
+          .layerValueUnreadable, path: shown,
+          reason: "The key '\(shown)' can't name a setting: it isn't UTF-8 text; the layer "
+            + "leaves it out"))
+    }
+    guard !name.isEmpty else {
+      return .failure(
+        SettingsError(
+          .layerValueUnreadable, path: shown,
+          reason: "The key '\(shown)' is the prefix itself, which names no setting (a key name "
+            + "left out?); the layer leaves it out"))
+    }
+    return .success(name)
+  }
+
+  /// Where the problem of an etcd key that names no setting is kept among the layer's problems,
+  /// apart from the settings' own keys.
+  private func problemSlot(ofUnusableKey key: [UInt8]) -> String {
+    "\u{0}" + etcdKey(key)
+  }
+
+  /// The etcd key as messages show it.
+  private func etcdKey(_ key: [UInt8]) -> String {
+    String(decoding: key, as: UTF8.self)
+  }
+
+  /// Replaces the values with a full read, reporting the keys that changed.
+  ///
+  /// - Parameters:
+  ///   - entries: The keys and values read.
+  ///   - revision: The revision they were read at.
+  ///   - index: The endpoint that answered.
+  ///   - acceptingOlder: Whether a read at a revision below the one applied replaces it (after
+  ///     the server's data was replaced); otherwise such a read, which a watch event overtook,
+  ///     is dropped.
+  private func applyAll(
+    _ entries: [EtcdGateway.KeyValue], revision: Int64, from index: Int, acceptingOlder: Bool
+  ) {
+    var values: [String: PropertyListValue] = [:]
+    var problems: [String: SettingsError] = [:]
+    let held = state.withLock { $0.values }
+    for entry in entries {
+      let key: String
+      switch settingKey(entry.key) {
+      case .success(let name): key = name
+      case .failure(let problem):
+        problems[problemSlot(ofUnusableKey: entry.key)] = problem
+        continue
+      }
+      do {
+        values[key] = try EtcdValueEncoding.decode(
+          entry.value, key: key, origin: etcdKey(entry.key))
+      } catch {
+        problems[key] = error
+        if let previous = held[key] { values[key] = previous }
+      }
+    }
+    let changed = state.withLock { state -> (keys: [String]?, reporter: LayerSourceReporter?)? in
+      // A read a watch event overtook holds older values: what the layer has is newer.
+      guard acceptingOlder || revision >= state.revision else { return nil }
+      let keys = Set(state.values.keys).union(values.keys).filter { state.values[$0] != values[$0] }
+      let newProblems = Set(problems.keys).subtracting(state.problems.keys)
+      state.values = values
+      state.problems = problems
+      state.revision = revision
+      state.status = .connected(endpoint: endpoints[index], revision: revision)
+      state.endpointIndex = index
+      state.lastError = nil
+      state.cacheProblem = nil
+      // A problem that names no setting is reported by a read of the whole layer.
+      let reports = newProblems.contains { $0.hasPrefix("\u{0}") } ? nil : keys.sorted()
+      return (reports, state.reporter)
+    }
+    guard let changed else { return }
+    if let keys = changed.keys {
+      if !keys.isEmpty { changed.reporter?.reportChanges(forKeys: keys) }
+    } else {
+      changed.reporter?.reportChanges()
+    }
+    // On the save queue, so saves take their snapshots in the order they write them.
+    if cache != nil, savesLastKnownGood { saveQueue.sync { saveLastKnownGood() } }
+  }
+
+  /// Applies one watch message's events, reporting the keys whose value changed.
+  private func apply(_ message: EtcdGateway.WatchMessage, from index: Int) {
+    guard !message.events.isEmpty else { return }
+    var decoded: [(key: String, value: Result<PropertyListValue?, SettingsError>)] = []
+    var unusable: [(slot: String, problem: SettingsError?)] = []
+    var lastRevision: Int64 = 0
+    for event in message.events {
+      lastRevision = max(lastRevision, event.revision)
+      let key: String
+      switch settingKey(event.key) {
+      case .success(let name): key = name
+      case .failure(let problem):
+        // Reported while the key exists; forgotten once it is deleted.
+        unusable.append((problemSlot(ofUnusableKey: event.key), event.value == nil ? nil : problem))
+        continue
+      }
+      guard let bytes = event.value else {
+        decoded.append((key, .success(nil)))
+        continue
+      }
+      decoded.append(
+        (
+          key,
+          Result { () throws(SettingsError) in
+            try EtcdValueEncoding.decode(bytes, key: key, origin: etcdKey(event.key))
+          }.map { Optional($0) }
+        ))
+    }
+    let changed = state.withLock { state -> (keys: [String]?, reporter: LayerSourceReporter?) in
+      // In the order of the events (revision order), each key once.
+      var keys: [String] = []
+      for (key, value) in decoded {
+        switch value {
+        case .success(let value):
+          state.problems.removeValue(forKey: key)
+          if state.values[key] != value {
+            state.values[key] = value
+            if !keys.contains(key) { keys.append(key) }
+          }
+        case .failure(let error):
+          // The last good value stays; the problem is reported with the layer's contents.
+          state.problems[key] = error
+          if !keys.contains(key) { keys.append(key) }
+        }
+      }
+      var reportsAll = false
+      for (slot, problem) in unusable {
+        if let problem {
+          reportsAll = reportsAll || state.problems[slot] == nil
+          state.problems[slot] = problem
+        } else {
+          state.problems.removeValue(forKey: slot)
+        }
+      }
+      state.revision = max(state.revision, lastRevision)
+      state.status = .connected(endpoint: endpoints[index], revision: state.revision)
+      return (reportsAll ? nil : keys, state.reporter)
+    }
+    if let keys = changed.keys {
+      if !keys.isEmpty { changed.reporter?.reportChanges(forKeys: keys) }
+    } else {
+      changed.reporter?.reportChanges()
+    }
+    scheduleLastKnownGoodSave()
+  }
+
+  /// Saves the last known good file within 100 ms, off the watch thread, so the next watch
+  /// message isn't held up by a save's `fsync`: changes that arrive while a save is scheduled
+  /// are saved by it (it takes its snapshot when it runs), so a burst of changes costs one save.
+  private func scheduleLastKnownGoodSave() {
+    guard cache != nil, savesLastKnownGood else { return }
+    let schedules = state.withLock { state in
+      defer { state.saveScheduled = true }
+      return !state.saveScheduled
+    }
+    guard schedules else { return }
+    saveQueue.asyncAfter(deadline: .now() + Self.lastKnownGoodSaveDelay) { [self] in
+      state.withLock { $0.saveScheduled = false }
+      saveLastKnownGood()
+    }
+  }
+
+  /// How long a change waits for others to share its save of the last known good file, in
+  /// seconds.
+  static let lastKnownGoodSaveDelay = 0.1
+
+  /// Saves what the layer holds to the last known good file now; a failure is a diagnostic (the
+  /// next change tries again).
+  private func saveLastKnownGood() {
+    guard let cache, savesLastKnownGood else { return }
+    let snapshot = state.withLock { state in
+      EtcdLastKnownGood.Snapshot(values: state.values, revision: state.revision, savedAt: Date())
+    }
+    do {
+      try cache.save(snapshot)
+      state.withLock { $0.lastKnownGoodSavedAt = snapshot.savedAt }
+    } catch {
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .saveFailed, key: nil, backend: name,
+          message: "\(error); the layer's values stay in memory, and the next change saves again"))
+    }
+  }
+
+  /// The watch thread: watches from the revision after the last applied, reconnecting with
+  /// backoff and moving between endpoints, until the watch stops.
+  func watchLoop(generation: UInt64) {
+    let isCancelled: @Sendable () -> Bool = { [weak self] in
+      self?.state.withLock { $0.generation != generation } ?? true
+    }
+    let wake = state.withLock { $0.wake }
+    // A store that opened offline, or with values from the file, reads everything first.
+    var needsFullRead = state.withLock { state in
+      if case .connected = state.status { return false }
+      return true
+    }
+    var failedRounds = 0
+    var failuresInRound: [SettingsError] = []
+    while !isCancelled() {
+      let index = state.withLock { $0.endpointIndex }
+      do {
+        if needsFullRead {
+          if let error = fullRead(isCancelled: isCancelled) {
+            if isCancelled() { return }
+            throw error
+          }
+          needsFullRead = false
+          failedRounds = 0
+          failuresInRound = []
+        }
+        let from = state.withLock { $0.revision } + 1
+        try withToken(at: index, isCancelled: isCancelled) { token throws(EtcdGateway.Failure) in
+          let gateway = gateway(index)
+          try gateway.watch(
+            key: prefixBytes, rangeEnd: rangeEnd, startRevision: from, token: token,
+            checkInterval: options.watchCheckInterval,
+            check: { () throws(EtcdGateway.Failure) in
+              try gateway.check(key: prefixBytes, token: token, isCancelled: isCancelled)
+            },
+            isCancelled: isCancelled
+          ) { message in
+            if message.created {
+              state.withLock { state in
+                state.lastError = nil
+                state.status = .connected(endpoint: endpoints[index], revision: state.revision)
+              }
+              failedRounds = 0
+              failuresInRound = []
+            }
+            apply(message, from: index)
+          }
+        }
+      } catch let error as EtcdGateway.Failure {
+        if case .cancelled = error { return }
+        switch error {
+        case .compacted, .historyReplaced:
+          needsFullRead = true
+          continue
+        default: break
+        }
+        failuresInRound.append(settingsError(error, at: index))
+      } catch let error as SettingsError {
+        // A full read that reached no endpoint: a whole round failed.
+        failuresInRound = [error]
+        failuresInRound.append(contentsOf: Array(repeating: error, count: endpoints.count - 1))
+      } catch {}
+      if isCancelled() { return }
+      // The next endpoint; after a round in which none answered, the source is offline, and
+      // waits before the next round.
+      let roundFailed = failuresInRound.count >= endpoints.count
+      let lastError = Self.combined(failuresInRound)
+      state.withLock { state in
+        state.endpointIndex = (index + 1) % max(1, endpoints.count)
+        if roundFailed {
+          state.lastError = lastError
+          state.status = .offline(lastKnownGoodSavedAt: state.lastKnownGoodSavedAt)
+        }
+      }
+      if roundFailed {
+        let delay = Self.backoff(round: failedRounds, within: options.reconnectDelay)
+        failedRounds += 1
+        failuresInRound = []
+        if failedRounds == 1 {
+          SettingsDiagnostics.report(
+            SettingsDiagnostic(
+              kind: .layerSourceProblem, key: nil, backend: name,
+              message: "\(lastError); keeping the layer's values and reconnecting"))
+        }
+        _ = wake.wait(timeout: .now() + delay)
+      }
+    }
+  }
+
+  /// The delay before reconnection round `round` (0 for the first), in seconds: the lower bound
+  /// doubled `round` times, at most the upper bound, times a random factor between 0.5 and 1.
+  static func backoff(round: Int, within bounds: ClosedRange<Double>) -> Double {
+    let doubled = bounds.lowerBound * pow(2, Double(min(round, 30)))
+    let capped = min(bounds.upperBound, max(bounds.lowerBound, doubled))
+    return capped * Double.random(in: 0.5...1)
+  }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import TypedDefaults
+
+extension SettingsError.Code {
+  /// Two keys a layer source was given have one outside name (one environment variable, one
+  /// command-line option), so neither is read under it; the error names both keys and the name.
+  public static let conflictingKeys = SettingsError.Code(rawValue: "conflictingKeys")
+  /// A key a layer source was given has no outside name: it holds a character that isn't ASCII,
+  /// or no letter or digit.
+  public static let unnamableKey = SettingsError.Code(rawValue: "unnamableKey")
+  /// An environment variable has the source's prefix but names no key the source was given; the
+  /// error names the variable, never its value.
+  public static let unknownEnvironmentVariable = SettingsError.Code(
+    rawValue: "unknownEnvironmentVariable")
+}
+
+/// A ``LayerSource`` reading settings from environment variables that share a prefix, for
+/// deployments configured by their environment (containers, CI, `systemd` units).
+///
+/// ```swift
+/// let settings = PlayerSettings()
+/// let environment = EnvironmentVariablesSource(
+///   prefix: "PLAYER", keys: settings.allSettings.map(\.key))
+/// // PLAYER_SERVER_URL=https://example.com  →  serverURL
+/// ```
+///
+/// ## Names
+///
+/// A key's variable is the prefix, then `_` (added unless the prefix ends with one; the prefix is
+/// otherwise used exactly as given), then the key's words in upper case joined by `_`. A key
+/// splits into words at every ASCII character other than a letter or digit, and where its case
+/// changes, acronyms (and their plurals) kept whole and digits kept with the word before them:
+///
+/// | key | variable (prefix `PLAYER`) |
+/// |---|---|
+/// | `volume` | `PLAYER_VOLUME` |
+/// | `serverURL`, `ServerURL`, `server.url`, `server-url`, `server_url` | `PLAYER_SERVER_URL` |
+/// | `httpTimeoutMS` | `PLAYER_HTTP_TIMEOUT_MS` |
+/// | `URLSessionTimeout` | `PLAYER_URL_SESSION_TIMEOUT` |
+/// | `recentURLs`, `userIDsCount` | `PLAYER_RECENT_URLS`, `PLAYER_USER_IDS_COUNT` |
+/// | `oAuth2Token` | `PLAYER_O_AUTH2_TOKEN` |
+/// | `http2Enabled` | `PLAYER_HTTP2_ENABLED` |
+/// | `audio.eq.bass` | `PLAYER_AUDIO_EQ_BASS` |
+///
+/// Variable names are matched exactly, case included (`PLAYER_server_url` is no key's).
+///
+/// ## Problems
+///
+/// Nothing is dropped silently; each of these is a ``LayerContents/problems`` entry (which the
+/// store reports as a diagnostic and keeps in ``LayeredPlistStore/recoveredProblems``):
+///
+/// - two keys with one variable (`serverURL` and `server.url`): neither is read from it
+///   (``SettingsError/Code/conflictingKeys``, naming both keys and the variable; also reported
+///   once, as a ``SettingsDiagnostic/Kind/keyCollision``, when the source is made);
+/// - a key holding a character that isn't ASCII, or no letter or digit: it has no variable
+///   (``SettingsError/Code/unnamableKey``);
+/// - a variable with the prefix that is no key's: reported by name
+///   (``SettingsError/Code/unknownEnvironmentVariable``), its value never shown, since it may be
+///   a secret. With an empty prefix no variable is reported: every variable of the process would.
+///
+/// ## Without keys
+///
+/// Made without keys (``init(prefix:environment:layer:)``), the source reads every variable with
+/// the prefix, under the key its name gives in lower camel case: `PLAYER_SERVER_URL` →
+/// `serverUrl`, `PLAYER_ALLOWS_CELLULAR_PLAYBACK` → `allowsCellularPlayback`. Camel case, because
+/// a setting's key is by default its property's name; but a variable's name has lost the case
+/// of an acronym (`serverURL`), so give the keys whenever a key holds one, or `.`, `-` or `_`.
+///
+/// Values are text (``valuesAreText``): the store reads each as the type the model declares for
+/// the key, with the rules of ``PropertyListValue/init(parsing:as:)-(_,SettingValue.Type)``. Values never appear in the
+/// source's description or problems.
+///
+/// The environment is read once, when the source is made; the source doesn't watch it.
+///
+/// Thread-safety: immutable after `init`; `Sendable`, safe to read from any thread.
+public final class EnvironmentVariablesSource: LayerSource, CustomStringConvertible {
+  /// The layer this source fills: ``LayeredPlistStore/Layer/environment`` unless given.
+  public let layer: LayeredPlistStore.Layer
+  /// The prefix of the variables read, ending with `_` (empty for none).
+  public let prefix: String
+  /// The variable each key the source was given is read from, by key.
+  ///
+  /// Keys with no variable (a conflict, a character that isn't ASCII) are left out; empty for a
+  /// source made without keys.
+  public let variableNames: [String: String]
+
+  /// The values read, by key.
+  private let values: [String: PropertyListValue]
+  /// What couldn't be read, in a fixed order.
+  private let problems: [SettingsError]
+
+  /// `true`: every value is an environment variable's text.
+  public var valuesAreText: Bool { true }
+
+  /// The keys the source was made with, sorted, or `nil` for a source made without keys.
+  private let declaredKeys: [String]?
+
+  /// ``RecordedLayerSource/environment(prefix:keys:)`` with the source's prefix and the keys it
+  /// was made with (sorted; `nil` for a source made without keys), so that a tool opening the
+  /// store's folder maps variables to keys as this source does.
+  public var recordedSource: RecordedLayerSource? {
+    .environment(prefix: prefix, keys: declaredKeys)
+  }
+
+  /// The variables of `keys`, with a prefix, from an environment.
+  ///
+  /// - Parameters:
+  ///   - prefix: The variables' prefix, with or without the trailing `_` (`PLAYER`, `PLAYER_`),
+  ///     used exactly as given otherwise; empty to read the keys' names alone.
+  ///   - keys: The keys to read (a model's `allSettings.map(\.key)`).
+  ///   - environment: The variables, by name: the process's environment by default.
+  ///   - layer: The layer the values fill; ``LayeredPlistStore/Layer/environment`` by default.
+  public init(
+    prefix: String,
+    keys: some Sequence<String>,
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    layer: LayeredPlistStore.Layer = .environment
+  ) {
+    let prefix = Self.normalized(prefix)
+    self.prefix = prefix
+    self.layer = layer
+    let declaredKeys = Set(keys).sorted()
+    self.declaredKeys = declaredKeys
+    var problems: [SettingsError] = []
+    var keysByVariable: [String: [String]] = [:]
+    for key in declaredKeys {
+      guard let name = KeyWords.upperSnakeCase(key) else {
+        problems.append(
+          SettingsError(
+            .unnamableKey, key: key,
+            reason:
+              "The key has no environment variable: it holds a character that isn't ASCII, or no letter or digit"
+          ))
+        continue
+      }
+      keysByVariable[prefix + name, default: []].append(key)
+    }
+    var variableNames: [String: String] = [:]
+    var values: [String: PropertyListValue] = [:]
+    for (variable, keys) in keysByVariable.sorted(by: { $0.key < $1.key }) {
+      guard keys.count == 1, let key = keys.first else {
+        let reason =
+          "The keys \(keys.map { "'\($0)'" }.joined(separator: ", ")) all map to the environment variable \(variable); none is read from it"
+        problems.append(SettingsError(.conflictingKeys, reason: reason))
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .keyCollision, key: keys.first, backend: "environment variables \(prefix)*",
+            message: reason))
+        continue
+      }
+      variableNames[key] = variable
+      if let value = environment[variable] { values[key] = .string(value) }
+    }
+    if !prefix.isEmpty {
+      for variable in environment.keys.sorted()
+      where variable.hasPrefix(prefix) && keysByVariable[variable] == nil {
+        problems.append(
+          SettingsError(
+            .unknownEnvironmentVariable,
+            reason:
+              "The environment variable \(variable) has the prefix \(prefix) but names no setting"))
+      }
+    }
+    self.variableNames = variableNames
+    self.values = values
+    self.problems = problems
+  }
+
+  /// Every variable with a prefix, from an environment, under the key its name gives in lower
+  /// camel case (`PLAYER_SERVER_URL` → `serverUrl`).
+  ///
+  /// - Parameters:
+  ///   - prefix: The variables' prefix, with or without the trailing `_`; not empty (an empty
+  ///     prefix reads nothing, since every variable of the process would be read).
+  ///   - environment: The variables, by name: the process's environment by default.
+  ///   - layer: The layer the values fill; ``LayeredPlistStore/Layer/environment`` by default.
+  public init(
+    prefix: String,
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    layer: LayeredPlistStore.Layer = .environment
+  ) {
+    let prefix = Self.normalized(prefix)
+    self.prefix = prefix
+    self.layer = layer
+    self.declaredKeys = nil
+    self.variableNames = [:]
+    var values: [String: PropertyListValue] = [:]
+    var problems: [SettingsError] = []
+    var variablesByKey: [String: [String]] = [:]
+    if !prefix.isEmpty {
+      for variable in environment.keys.sorted() where variable.hasPrefix(prefix) {
+        let key = Self.key(forName: String(variable.dropFirst(prefix.count)))
+        guard !key.isEmpty else {
+          problems.append(
+            SettingsError(
+              .unknownEnvironmentVariable,
+              reason: "The environment variable \(variable) names no setting after its prefix"))
+          continue
+        }
+        variablesByKey[key, default: []].append(variable)
+      }
+    }
+    for (key, variables) in variablesByKey.sorted(by: { $0.key < $1.key }) {
+      guard variables.count == 1, let variable = variables.first else {
+        problems.append(
+          SettingsError(
+            .conflictingKeys, key: key,
+            reason:
+              "The environment variables \(variables.joined(separator: ", ")) all name the key; none is read"
+          ))
+        continue
+      }
+      values[key] = environment[variable].map(PropertyListValue.string)
+    }
+    self.values = values
+    self.problems = problems
+  }
+
+  /// Returns the variables read, as strings by key, and the problems found when the source was
+  /// made (conflicts, unknown variables).
+  ///
+  /// - Returns: The values and problems; the same on every call.
+  public func read() -> LayerContents {
+    LayerContents(values: values, problems: problems)
+  }
+
+  /// The source's prefix and how many keys it read, never their values:
+  /// `environment variables PLAYER_* (2 set)`.
+  public var description: String {
+    "environment variables \(prefix)* (\(values.count) set)"
+  }
+
+  /// The prefix with its trailing `_`.
+  private static func normalized(_ prefix: String) -> String {
+    prefix.isEmpty || prefix.hasSuffix("_") ? prefix : prefix + "_"
+  }
+
+  /// The lower-camel-case key of a variable name without its prefix: `SERVER_URL` → `serverUrl`.
+  private static func key(forName name: String) -> String {
+    let words = name.split(separator: "_").map { $0.lowercased() }
+    guard let first = words.first else { return "" }
+    return first + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+  }
+}
