@@ -52,7 +52,7 @@ extension SettingsSchema {
 }
 
 /// The cells of a Markdown reference table.
-enum MarkdownCell {
+package enum MarkdownCell {
   /// An empty cell.
   static let none = "—"
 
@@ -73,7 +73,7 @@ enum MarkdownCell {
   }
 
   /// Plain text in a cell: `&`, `<`, `>` as entities, `|` escaped, line breaks as `<br>`.
-  static func text(_ text: String) -> String {
+  package static func text(_ text: String) -> String {
     var escaped = ""
     for character in text {
       switch character {
@@ -91,7 +91,7 @@ enum MarkdownCell {
   /// A code span in a cell: fenced with one more backtick than the longest run in `text`, padded
   /// with spaces when `text` starts or ends with a backtick; `|` escaped, line breaks as spaces
   /// (a code span can't hold a line break).
-  static func code(_ text: String) -> String {
+  package static func code(_ text: String) -> String {
     var content = ""
     for character in text {
       switch character {

@@ -51,7 +51,7 @@ extension LayeredPlistStore.LayerDefinition {
   ///     environment by default.
   ///
   /// The initializer fails (`nil`) if the layer can't be opened again (see above).
-  init?(
+  package init?(
     recorded: LayeredPlistStore.RecordedLayer,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) {

@@ -127,13 +127,13 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
 
   let state: Locked<State>
   /// The engine that reads, recovers and saves `data.plist`.
-  let persisted: PersistedPropertyListFile
+  package let persisted: PersistedPropertyListFile
   @usableFromInline package let cellsIdentity = CellsIdentity()
   /// The store's observers.
   package let observers = ObserverRegistry()
   let problems = Locked<[SettingsError]>([])
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
-  let watchers = Locked<[FileWatcher]>([])
+  package let watchers = Locked<[FileWatcher]>([])
   /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
   let declaredKeys = Locked<[String: DeclaredKey]>([:])
   /// The store's read-only layers that a source fills, in the store's order.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import settings
 import Testing
 import TypedDefaults
 import TypedDefaultsEtcd

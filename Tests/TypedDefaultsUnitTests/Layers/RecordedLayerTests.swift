@@ -1,4 +1,5 @@
 import Foundation
+import settings
 import Testing
 import TypedDefaults
 import TypedDefaultsLayers
