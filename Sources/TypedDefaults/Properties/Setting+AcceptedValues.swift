@@ -35,8 +35,21 @@ extension Setting {
 extension Setting where Value: Comparable {
   // MARK: - Declaring a setting with a range
 
+  /// Records a range's bounds, and accepts a value at least the minimum and at most the maximum
+  /// (compared as `ClosedRange.contains(_:)` compares, so NaN is outside every range).
+  func annotate(help: String?, minimum: Value?, maximum: Value?) {
+    annotate(
+      help: help, minimum: minimum, maximum: maximum,
+      accepts: { value in
+        if let minimum, !(minimum <= value) { return false }
+        if let maximum, !(value <= maximum) { return false }
+        return true
+      })
+  }
+
   /// Declares a setting that accepts only values in a range, with its default as the property's
-  /// initial value: `@Setting("volume", in: 0...1, help: "Playback volume.") var volume = 0.8`.
+  /// initial value: `@Setting("volume", in: 0...1, help: "Playback volume.") var volume = 0.8`,
+  /// `@Setting(in: 0...) var retries = 3`, `@Setting(in: ...60.0) var delay = 5.0`.
   ///
   /// The range is enforced as the type compares (`Comparable`): ``set(_:)`` throws
   /// ``SettingsError/Code/valueNotAllowed`` for a value outside it, and an assignment of one
@@ -45,124 +58,40 @@ extension Setting where Value: Comparable {
   /// declared) reads as the default, reported once as a
   /// ``SettingsDiagnostic/Kind/valueNotAllowed`` diagnostic, and is left untouched. The default
   /// is what the setting reads while nothing acceptable is stored, in the range or not. The range
-  /// appears as `minimum` and `maximum` in the model's ``SettingsSchema``.
+  /// appears as `minimum` and `maximum` in the model's ``SettingsSchema`` (one of them for a
+  /// range open at one end).
   ///
   /// - Parameters:
   ///   - wrappedValue: The default value, returned while no acceptable value is stored.
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
-  ///   - range: The values accepted, bounds included.
+  ///   - range: The values accepted, bounds included: `a...b`, `a...` or `...b`.
   ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
-  public init(
-    wrappedValue: Value, _ key: String? = nil, in range: ClosedRange<Value>, secret: Bool = false,
+  public init<Accepted: SettingRange>(
+    wrappedValue: Value, _ key: String? = nil, in range: Accepted, secret: Bool = false,
     help: String? = nil
-  ) {
+  ) where Accepted.Bound == Value {
     self.init(wrappedValue: wrappedValue, key, secret: secret)
-    annotate(
-      help: help, minimum: range.lowerBound, maximum: range.upperBound,
-      accepts: { range.contains($0) })
+    annotate(help: help, minimum: range.minimum, maximum: range.maximum)
   }
 
   /// Declares a setting that accepts only values in a range, with an explicit default:
   /// `@Setting("volume", default: 0.8, in: 0...1, help: "Playback volume.") var volume: Double`.
   ///
-  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
-  /// range is enforced.
+  /// See ``init(wrappedValue:_:in:secret:help:)`` for how the range is enforced.
   ///
   /// - Parameters:
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   ///   - defaultValue: The value returned while no acceptable value is stored.
-  ///   - range: The values accepted, bounds included.
+  ///   - range: The values accepted, bounds included: `a...b`, `a...` or `...b`.
   ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
-  public init(
-    _ key: String? = nil, default defaultValue: Value, in range: ClosedRange<Value>,
-    secret: Bool = false, help: String? = nil
-  ) {
+  public init<Accepted: SettingRange>(
+    _ key: String? = nil, default defaultValue: Value, in range: Accepted, secret: Bool = false,
+    help: String? = nil
+  ) where Accepted.Bound == Value {
     self.init(key, default: defaultValue, secret: secret)
-    annotate(
-      help: help, minimum: range.lowerBound, maximum: range.upperBound,
-      accepts: { range.contains($0) })
-  }
-
-  /// Declares a setting that accepts only values from a lower bound up, with its default as the
-  /// property's initial value: `@Setting("retries", in: 0...) var retries = 3`.
-  ///
-  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
-  /// range is enforced; the schema has a `minimum` only.
-  ///
-  /// - Parameters:
-  ///   - wrappedValue: The default value, returned while no acceptable value is stored.
-  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
-  ///   - range: The values accepted: the bound and above.
-  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
-  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
-  public init(
-    wrappedValue: Value, _ key: String? = nil, in range: PartialRangeFrom<Value>,
-    secret: Bool = false, help: String? = nil
-  ) {
-    self.init(wrappedValue: wrappedValue, key, secret: secret)
-    annotate(help: help, minimum: range.lowerBound, accepts: { range.contains($0) })
-  }
-
-  /// Declares a setting that accepts only values from a lower bound up, with an explicit default:
-  /// `@Setting("retries", default: 3, in: 0...) var retries: Int`.
-  ///
-  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
-  /// range is enforced; the schema has a `minimum` only.
-  ///
-  /// - Parameters:
-  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
-  ///   - defaultValue: The value returned while no acceptable value is stored.
-  ///   - range: The values accepted: the bound and above.
-  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
-  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
-  public init(
-    _ key: String? = nil, default defaultValue: Value, in range: PartialRangeFrom<Value>,
-    secret: Bool = false, help: String? = nil
-  ) {
-    self.init(key, default: defaultValue, secret: secret)
-    annotate(help: help, minimum: range.lowerBound, accepts: { range.contains($0) })
-  }
-
-  /// Declares a setting that accepts only values up to an upper bound, with its default as the
-  /// property's initial value: `@Setting("delay", in: ...60.0) var delay = 5.0`.
-  ///
-  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
-  /// range is enforced; the schema has a `maximum` only.
-  ///
-  /// - Parameters:
-  ///   - wrappedValue: The default value, returned while no acceptable value is stored.
-  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
-  ///   - range: The values accepted: the bound and below.
-  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
-  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
-  public init(
-    wrappedValue: Value, _ key: String? = nil, in range: PartialRangeThrough<Value>,
-    secret: Bool = false, help: String? = nil
-  ) {
-    self.init(wrappedValue: wrappedValue, key, secret: secret)
-    annotate(help: help, maximum: range.upperBound, accepts: { range.contains($0) })
-  }
-
-  /// Declares a setting that accepts only values up to an upper bound, with an explicit default:
-  /// `@Setting("delay", default: 5.0, in: ...60.0) var delay: Double`.
-  ///
-  /// See ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)`` for how the
-  /// range is enforced; the schema has a `maximum` only.
-  ///
-  /// - Parameters:
-  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
-  ///   - defaultValue: The value returned while no acceptable value is stored.
-  ///   - range: The values accepted: the bound and below.
-  ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
-  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
-  public init(
-    _ key: String? = nil, default defaultValue: Value, in range: PartialRangeThrough<Value>,
-    secret: Bool = false, help: String? = nil
-  ) {
-    self.init(key, default: defaultValue, secret: secret)
-    annotate(help: help, maximum: range.upperBound, accepts: { range.contains($0) })
+    annotate(help: help, minimum: range.minimum, maximum: range.maximum)
   }
 }
 
@@ -172,8 +101,7 @@ extension Setting where Value: Equatable {
   /// Declares a setting that accepts only some values, with its default as the property's initial
   /// value: `@Setting("codec", allowedValues: ["aac", "opus"]) var codec = "aac"`.
   ///
-  /// Enforced as a range is (see
-  /// ``init(wrappedValue:_:in:secret:help:)-(Value,_,ClosedRange<Value>,_,_)``): a write of
+  /// Enforced as a range is (see ``init(wrappedValue:_:in:secret:help:)``): a write of
   /// another value is refused, a stored one reads as the default with a diagnostic. The values
   /// appear, as stored, as the `enum` of the model's ``SettingsSchema``. (An enum's cases need no
   /// list: a stored raw value that is no case already reads as the default, and the schema of a

@@ -44,25 +44,50 @@ public struct Setting<Value: SettingValue>: Sendable {
 
   // MARK: - Declaring a setting in a model
 
-  /// Declares a setting whose default is the property's initial value: `@Setting var volume = 0.8`
-  /// or `@Setting("volume") var volume = 0.8`.
+  /// Declares a setting whose default is the property's initial value: `@Setting var volume = 0.8`,
+  /// `@Setting("volume") var volume = 0.8`, `@Setting("apiToken", secret: true) var apiToken = ""`,
+  /// `@Setting(help: "Retries before giving up.") var retries = 3`.
+  ///
+  /// A **secret** setting (a token, a password) reads and writes like any other; what changes is
+  /// what the library shows of it: its value never appears in the `description` of the setting
+  /// or of its ``SettingDescriptor``, in `dump(model)`, in ``SettingsModel/snapshot()``, in an
+  /// export (unless ``SettingsExportOptions/includesSecrets`` asks for it), in the messages of
+  /// ``SettingsDiagnostic``s (a wrong-typed stored value, a failed write) or in a thrown
+  /// ``SettingsError``. Each of those shows `<secret>` or leaves the value out. Secret is about
+  /// what is printed, not how the value is stored: a backend keeps it as it keeps any value (a
+  /// plaintext property list for ``UserDefaultsBackend``; a store's file is readable by its owner
+  /// only when the store creates it). Keep credentials that must be encrypted at rest in the
+  /// Keychain or a secret service.
   ///
   /// - Parameters:
   ///   - wrappedValue: The default value, returned while no value is stored.
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - secret: Whether the value is secret; `false` (the default) declares an ordinary setting.
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
   @inlinable
-  public init(wrappedValue: Value, _ key: String? = nil) {
+  public init(
+    wrappedValue: Value, _ key: String? = nil, secret: Bool = false, help: String? = nil
+  ) {
     storage = FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: nil)
+    if secret || help != nil { declare(secret: secret, help: help) }
   }
 
-  /// Declares a setting with an explicit default: `@Setting("volume", default: 0.8) var volume: Double`.
+  /// Declares a setting with an explicit default: `@Setting("volume", default: 0.8) var volume: Double`,
+  /// `@Setting("apiToken", default: "", secret: true) var apiToken: String`.
+  ///
+  /// See ``init(wrappedValue:_:secret:help:)`` for what a secret setting hides.
   ///
   /// - Parameters:
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   ///   - defaultValue: The value returned while no value is stored.
+  ///   - secret: Whether the value is secret; `false` (the default) declares an ordinary setting.
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
   @inlinable
-  public init(_ key: String? = nil, default defaultValue: Value) {
+  public init(
+    _ key: String? = nil, default defaultValue: Value, secret: Bool = false, help: String? = nil
+  ) {
     storage = FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: nil)
+    if secret || help != nil { declare(secret: secret, help: help) }
   }
 
   /// Declares a setting whose default is computed each time a read falls back to it:
@@ -81,6 +106,13 @@ public struct Setting<Value: SettingValue>: Sendable {
   @inlinable
   public init(_ key: String? = nil, default makeDefault: @escaping @Sendable () -> Value) {
     storage = SettingStorage(key: key, makeDefault: makeDefault, backend: nil)
+  }
+
+  /// Marks the setting secret and records its help text, before it can be shared.
+  @usableFromInline
+  func declare(secret: Bool, help: String?) {
+    if secret { storage.markSecret() }
+    annotate(help: help)
   }
 
   /// A setting needs a default value.
@@ -202,17 +234,19 @@ public struct Setting<Value: SettingValue>: Sendable {
 }
 
 extension Setting where Value: ExpressibleByNilLiteral {
-  /// Declares an optional setting whose default is `nil`: `@Setting var lastOpened: Date?`.
-  @inlinable
-  public init() {
-    storage = FixedDefaultSettingStorage(key: nil, defaultValue: nil, backend: nil)
-  }
-
-  /// Declares an optional setting whose default is `nil`: `@Setting("lastOpened") var lastOpened: Date?`.
+  /// Declares an optional setting whose default is `nil`: `@Setting var lastOpened: Date?`,
+  /// `@Setting("lastOpened") var lastOpened: Date?`,
+  /// `@Setting("refreshToken", secret: true) var refreshToken: String?`.
   ///
-  /// - Parameter key: The key in the backend.
+  /// See ``init(wrappedValue:_:secret:help:)`` for what a secret setting hides.
+  ///
+  /// - Parameters:
+  ///   - key: The key in the backend; `nil` (the default) uses the property's name.
+  ///   - secret: Whether the value is secret; `false` (the default) declares an ordinary setting.
+  ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
   @inlinable
-  public init(_ key: String) {
+  public init(_ key: String? = nil, secret: Bool = false, help: String? = nil) {
     storage = FixedDefaultSettingStorage(key: key, defaultValue: nil, backend: nil)
+    if secret || help != nil { declare(secret: secret, help: help) }
   }
 }
