@@ -17,7 +17,10 @@ let package = Package(
     .executableTarget(
       name: "TypedDefaultsBenchmarks",
       dependencies: [
-        .product(name: "TypedDefaults", package: "TypedDefaults"), "AllocationCounter",
+        .product(name: "TypedDefaults", package: "TypedDefaults"),
+        .product(name: "TypedDefaultsLayers", package: "TypedDefaults"),
+        .product(name: "TypedDefaultsEtcd", package: "TypedDefaults"),
+        "AllocationCounter",
       ]
     ),
     // Counts heap allocations (on Linux, by replacing malloc and its relatives), for the

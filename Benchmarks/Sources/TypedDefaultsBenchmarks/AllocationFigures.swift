@@ -1,6 +1,7 @@
 import AllocationCounter
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// Heap allocations per operation, counted by the `AllocationCounter` target (Linux only;
 /// elsewhere the figures print "n/a").

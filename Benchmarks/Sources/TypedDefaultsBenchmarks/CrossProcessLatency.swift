@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TypedDefaults
+import TypedDefaultsLayers
 
 #if os(Linux)
   import Glibc

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TypedDefaults
+@_spi(Testing) import TypedDefaultsLayers
 
 /// Each figure of the table: our operation and its raw baseline, measured in one run.
 struct Figures {

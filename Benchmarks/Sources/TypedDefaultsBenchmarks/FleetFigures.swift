@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
 
 #if canImport(Glibc)
   import Glibc

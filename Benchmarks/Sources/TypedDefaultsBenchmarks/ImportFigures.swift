@@ -1,5 +1,6 @@
 import Foundation
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// A model of 10,000 settings, one per key of `tenThousandValues()`, of the type each value
 /// has.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// A read-only layer holding fixed values, as a user writes a `LayerSource`.
 final class BenchSource: LayerSource {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TypedDefaults
+import TypedDefaultsLayers
 
 /// An enum stored as its `Int` raw value: a scalar of the per-type read figures.
 enum BenchLevel: Int, SettingValue {

@@ -35,19 +35,19 @@ extension LayeredPlistStore {
   /// tool can open its source again.
   ///
   /// Thread-safety: a value type, `Sendable`.
-  public struct RecordedLayer: Sendable, Hashable {
+  package struct RecordedLayer: Sendable, Hashable {
     /// The layer.
-    public var layer: Layer
+    package var layer: Layer
     /// How to open its source again, or `nil` for ``Layer/runtime``, ``Layer/persistent``, a
     /// layer without a source, and a source that can't be recorded.
-    public var source: RecordedLayerSource?
+    package var source: RecordedLayerSource?
 
     /// Creates a record of a layer.
     ///
     /// - Parameters:
     ///   - layer: The layer.
     ///   - source: How to open its source again, or `nil` for none.
-    public init(layer: Layer, source: RecordedLayerSource? = nil) {
+    package init(layer: Layer, source: RecordedLayerSource? = nil) {
       self.layer = layer
       self.source = source
     }
@@ -71,7 +71,7 @@ extension LayeredPlistStore {
   ///   without a name or listed twice, no ``Layer/runtime`` or ``Layer/persistent`` layer, a
   ///   source of a kind this version can't open, such as one a later version recorded, or with
   ///   a field missing or malformed); the error's reason names the layer and what is wrong.
-  public static func recordedLayers(
+  package static func recordedLayers(
     ofPersistentFile persistentFile: URL
   ) throws(SettingsError) -> [RecordedLayer]? {
     let record = PropertyListFile(url: layerRecordFile(ofPersistentFile: persistentFile))

@@ -21,6 +21,7 @@ extension LayeredPlistStore {
     _ values: [String: PropertyListValue],
     replacingPrevious: Bool = false
   ) throws(SettingsError) {
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     var storable: [String: PropertyListValue] = [:]
     for (key, value) in values {
       let key = normalizedKey(key)

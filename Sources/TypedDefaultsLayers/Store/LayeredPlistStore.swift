@@ -342,7 +342,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   }
 
   /// The number of times this store has written `data.plist`.
-  public var saveCount: Int {
+  ///
+  /// For the project's tests and benchmarks (`@_spi(Testing) import TypedDefaultsLayers`): not
+  /// part of the public API.
+  @_spi(Testing) public var saveCount: Int {
     state.withLock { $0.saveCount }
   }
 
@@ -588,6 +591,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
     let key = normalizedKey(key)
+    if RealStoreGuard.refuses(removing: key, from: persistentFile.url, of: name) { return }
     let (changed, forcedBy) = changingState { state -> (Bool, Layer?) in
       if let layer = state.forcingLayer(ofKey: key) { return (false, layer) }
       return (state.writePersistent(nil, forKey: key), nil)
@@ -617,6 +621,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     forKey key: String
   ) throws(SettingsError) {
     let key = normalizedKey(key)
+    try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
     let value = try storable(value, forKey: key, in: .persistent)
     try state.withLock { state throws(SettingsError) in
       try state.checkNotForced(CollectionOfOne(key))

@@ -3,7 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
+@_spi(Testing) import TypedDefaultsLayers
 
 // MARK: - Fixture models
 

@@ -21,6 +21,7 @@ extension UserDefaultsBackend {
   public func updateValues<Result>(
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
+    try RealStoreGuard.check(writingTo: fileURL, of: name)
     #if canImport(Darwin)
       return try SettingsBackends.updateValuesWithoutLock(of: self, transform)
     #else

@@ -369,6 +369,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///
   /// - Parameter key: The key to remove.
   public func removeValue(forKey key: String) {
+    if RealStoreGuard.refuses(removing: key, from: fileURL, of: name) { return }
     observers.recordingWrite(CollectionOfOne(key), of: self) {
       #if canImport(Darwin)
         direct.set(nil, forKey: key)
@@ -493,6 +494,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     forKey key: String,
     _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
   ) throws(SettingsError) -> PropertyListValue? {
+    try RealStoreGuard.check(writingTo: fileURL, of: name)
     #if canImport(Darwin)
       return try updateWithoutFileLock(forKey: key, transform)
     #else
