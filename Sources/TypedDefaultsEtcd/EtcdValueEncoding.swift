@@ -52,16 +52,3 @@ enum EtcdValueEncoding {
   }
 }
 
-extension SettingsError.Code {
-  /// A fleet source (``EtcdSource``) reached none of its endpoints, or lost its connection: the
-  /// layer holds the last values it applied, or its last known good file's; the error names the
-  /// endpoints tried and why each failed.
-  public static let fleetUnavailable = SettingsError.Code(rawValue: "fleetUnavailable")
-  /// A fleet server refused the source's credentials (a wrong user name or password), or the
-  /// user may not read the prefix; the error names the endpoint, never the password.
-  public static let fleetAuthenticationFailed = SettingsError.Code(
-    rawValue: "fleetAuthenticationFailed")
-  /// A value a layer source received can't be decoded (not UTF-8 text nor a property list, too
-  /// large), or its key can't name a setting; the layer keeps the key's last good value.
-  public static let layerValueUnreadable = SettingsError.Code(rawValue: "layerValueUnreadable")
-}

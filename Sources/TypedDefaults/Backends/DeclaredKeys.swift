@@ -5,7 +5,7 @@ package enum SecretRedaction {
 
   /// Keys a model bound in this process declared `secret: true`, as its backend names them and
   /// as the backend a view of it was made from names them, and keys a layer holding secrets
-  /// filled (``LayerSource/holdsSecrets``): what a ``SettingsChange``, which knows no model,
+  /// filled (`LayerSource.holdsSecrets`): what a ``SettingsChange``, which knows no model,
   /// hides.
   ///
   /// Only grows (a few keys per model type).

@@ -66,7 +66,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
   /// Memory could hold any value, but this backend refuses what every file-backed backend
   /// refuses on every platform, by the same check, so a model tested in memory behaves the same
   /// in production. (What only some files refuse is not refused here: the characters XML can't
-  /// hold, which ``LayeredPlistStore`` refuses when it saves XML and ``UserDefaultsBackend``
+  /// hold, which `LayeredPlistStore` refuses when it saves XML and ``UserDefaultsBackend``
   /// refuses on Linux; and a file's size limit.)
   ///
   /// - Parameters:

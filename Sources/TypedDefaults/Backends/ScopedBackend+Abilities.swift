@@ -6,7 +6,7 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
   /// Changes a key's value from its current one, as one step where the base can.
   ///
   /// It uses the base's ``UpdatingBackend/update(forKey:_:)`` where it has one (on a
-  /// ``LayeredPlistStore`` and, on Linux, a ``UserDefaultsBackend``, under the file lock, so no
+  /// `LayeredPlistStore` and, on Linux, a ``UserDefaultsBackend``, under the file lock, so no
   /// other process's save comes between). A view adopts every ability; over a base that lacks
   /// this one, it is a read, `transform` and a write run as one write through the library: every
   /// write the library makes to that base (a ``Setting``, a view's write or update, an import)

@@ -36,7 +36,7 @@
 /// A setting bound through a view reads straight from the base's storage, with the prefix applied
 /// once when it is bound, so a read through a view costs what a read of the base costs.
 ///
-/// On a ``LayeredPlistStore`` that normalizes keys (``LayeredPlistStore/Options/keyNormalization``),
+/// On a `LayeredPlistStore` that normalizes keys (`LayeredPlistStore.Options.keyNormalization`),
 /// the whole prefixed key is normalized, and listing strips the normalized prefix; a
 /// normalization must map the prefix's characters the same wherever they occur (the built-in one
 /// does).

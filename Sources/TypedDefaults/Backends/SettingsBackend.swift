@@ -1,7 +1,7 @@
 /// A key-value store that settings read from and write to.
 ///
 /// Every ``Setting`` reads and writes through a backend, and a model's settings run unchanged on
-/// any of them: ``UserDefaultsBackend``, ``LayeredPlistStore``, ``InMemoryBackend``, or one you
+/// any of them: ``UserDefaultsBackend``, `LayeredPlistStore`, ``InMemoryBackend``, or one you
 /// write. Backends exchange ``PropertyListValue``s only; converting them to Swift types is the
 /// settings' job (``SettingValue``), so every backend reads a stored value the same way.
 ///
@@ -50,7 +50,7 @@
 /// - ``RegistrationDomainBackend``: defaults that code reading the store directly sees
 ///   (``SettingsContainer/registerDefaults()``).
 ///
-/// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt the first five,
+/// `LayeredPlistStore` and ``UserDefaultsBackend`` adopt the first five,
 /// ``InMemoryBackend`` the two updates, and a
 /// ``ScopedBackend`` view the first five, forwarding each to its base where the base has it.
 ///

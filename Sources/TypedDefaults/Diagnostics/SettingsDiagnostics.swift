@@ -38,7 +38,7 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// the backend carried on with: nothing of it, the entries that could be read, or the
     /// values it already had, written back.
     public static let corruptFile = Kind(rawValue: "corruptFile")
-    /// A file watch (``LayeredPlistStore/Options/watchesFiles``) couldn't be set up, or a file it
+    /// A file watch (`LayeredPlistStore.Options.watchesFiles`) couldn't be set up, or a file it
     /// reported couldn't be read again; the store polls, or keeps the values it has.
     public static let watchFailed = Kind(rawValue: "watchFailed")
     /// A model declares a setting under a key its backend can't store (an empty key, or one
@@ -49,12 +49,12 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public static let invalidKey = Kind(rawValue: "invalidKey")
     /// Two model types on one backend have equal or overlapping key prefixes, or store one key as
     /// different types (reported in every build, once per pair of model types); or two keys of a
-    /// file normalize to one key (``LayeredPlistStore/Options/keyNormalization``), and the value
+    /// file normalize to one key (`LayeredPlistStore.Options.keyNormalization`), and the value
     /// of the key sorting last is used.
     public static let keyCollision = Kind(rawValue: "keyCollision")
     /// A layer's source gave a value that the type a model declared for the key can't read (or a
     /// text that doesn't parse as it); the layer keeps the key's last value, or leaves the key
-    /// out if it has none, so the layers below give the value (see ``LayerSource``).
+    /// out if it has none, so the layers below give the value (see `LayerSource`).
     public static let layerValueRejected = Kind(rawValue: "layerValueRejected")
     /// A layer's source left out something that isn't a corrupt entry of a file.
     ///

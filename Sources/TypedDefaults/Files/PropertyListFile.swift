@@ -267,8 +267,8 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
   /// - Parameters:
   ///   - root: The value to store; usually a dictionary.
   ///   - format: ``Format/xml`` (the default, a file people read and edit) or ``Format/binary``.
-  ///     The stores choose for themselves: ``LayeredPlistStore`` keeps a file's own format and
-  ///     writes a new `data.plist` as binary (``LayeredPlistStore/Options/format``), as a
+  ///     The stores choose for themselves: `LayeredPlistStore` keeps a file's own format and
+  ///     writes a new `data.plist` as binary (`LayeredPlistStore.Options.format`), as a
   ///     `UserDefaults` suite on Linux is; this default is only for files written directly.
   /// - Throws: ``SettingsError`` with code ``SettingsError/Code/fileNotWritable`` if the folder
   ///   doesn't exist or isn't writable, the file is read-only for this user or is not a regular

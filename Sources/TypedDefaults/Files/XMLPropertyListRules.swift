@@ -10,7 +10,7 @@ import Foundation
 /// readers (Python's plistlib, for one) reject the file. Everything else (every integer, every
 /// other real bit for bit, infinities and NaN as reals) survives.
 ///
-/// Backends whose values end up in an XML file (``LayeredPlistStore`` saving XML, and
+/// Backends whose values end up in an XML file (`LayeredPlistStore` saving XML, and
 /// ``UserDefaultsBackend`` on Linux, where corelibs keeps suites as XML) store what the file will
 /// give back, so a value reads the same before and after a relaunch, and refuse what it would
 /// change into something else.

@@ -9,7 +9,7 @@ public struct SettingsExportOptions: Sendable, Hashable {
   /// `false` by default: every setting is exported.
   public var omitsDefaultValues: Bool
   /// Whether the values of secret settings (``Setting/isSecret``) are exported, and those that
-  /// come from a layer holding secrets (a Kubernetes Secret mount, ``LayerSource/holdsSecrets``).
+  /// come from a layer holding secrets (a Kubernetes Secret mount, `LayerSource.holdsSecrets`).
   ///
   /// `false` by default: secrets are left out, so an export can be shared.
   public var includesSecrets: Bool

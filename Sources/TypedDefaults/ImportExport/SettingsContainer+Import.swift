@@ -44,7 +44,7 @@ extension SettingsContainer {
   ///    stores it: `"yes"` imported into a `Bool` setting is stored as `true`.
   /// 3. The values are written with one ``SettingsBackend/setValues(_:)`` per backend (normally
   ///    one: the model's), all or nothing; a backend that saves when asked (``SavingBackend``:
-  ///    a ``LayeredPlistStore``, a ``UserDefaultsBackend``, a view of one, or one you write)
+  ///    a `LayeredPlistStore`, a ``UserDefaultsBackend``, a view of one, or one you write)
   ///    is then saved once if it has unsaved changes (``SavingBackend/hasUnsavedChanges``), so
   ///    the import is in storage when this returns. Settings the import
   ///    doesn't mention keep their values.

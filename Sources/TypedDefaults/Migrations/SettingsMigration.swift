@@ -3,7 +3,7 @@
 ///
 /// Steps are listed in a ``SettingsMigrations`` and run in order, each once per backend (see
 /// ``MigratableSettings``). A step sees and changes the values the backend stores (for a
-/// ``LayeredPlistStore``, its `data.plist`; the delivered and bundled files are read-only and
+/// `LayeredPlistStore`, its `data.plist`; the delivered and bundled files are read-only and
 /// never migrated), as property lists:
 ///
 /// ```swift

@@ -53,14 +53,14 @@ public struct SettingsMigrations: Sendable {
   /// - Running again is a no-op: a backend at ``currentVersion`` (or later) is not touched.
   /// - A step that throws stops the run; the earlier steps stay applied and recorded, the
   ///   failing step's changes are not stored, and the next run starts at that step.
-  /// - Processes running the same migrations on one ``LayeredPlistStore`` file (or, on Linux,
+  /// - Processes running the same migrations on one `LayeredPlistStore` file (or, on Linux,
   ///   one `UserDefaultsBackend` suite) each take the file lock per step, so a step is applied
   ///   once, whoever gets there first. On Apple platforms `UserDefaults` offers no lock between
   ///   processes: run migrations from one process (the app, not its extensions).
   /// - A version above ``currentVersion`` (written by a newer version of the app) is left as it
   ///   is, and no step runs.
   ///
-  /// On a ``LayeredPlistStore`` each applied step saves `data.plist` (its update saves). On a
+  /// On a `LayeredPlistStore` each applied step saves `data.plist` (its update saves). On a
   /// backend that doesn't adopt ``MultiKeyUpdatingBackend``, a step reads the values, applies
   /// the step and writes the differences, with nothing held between: run migrations there from
   /// one thread of one process.
@@ -103,7 +103,7 @@ public struct SettingsMigrations: Sendable {
   }
 
   /// Reports each key a step renamed that a read-only layer (``HasReadOnlyLayers``: a
-  /// ``LayeredPlistStore``'s delivered or bundled file) still holds under its old name only: no
+  /// `LayeredPlistStore`'s delivered or bundled file) still holds under its old name only: no
   /// step changes a read-only file, so its value is no longer read (the setting reads the new
   /// key), and the file needs the rename.
   private func reportRenamesInReadOnlyLayers(
@@ -167,7 +167,7 @@ public struct SettingsMigrations: Sendable {
 }
 
 extension SettingsDiagnostic.Kind {
-  /// A migration step renamed a key that a ``LayeredPlistStore``'s delivered or bundled file holds
+  /// A migration step renamed a key that a `LayeredPlistStore`'s delivered or bundled file holds
   /// under its old name: no step changes a read-only file, so that value is no longer read
   /// (``SettingsMigrations/run(on:)``).
   ///

@@ -10,7 +10,7 @@ extension SettingsContainer {
   /// exports ignore them); another process and the next launch see them only if they register
   /// too. Optional settings whose default is `nil` register nothing.
   ///
-  /// ``InMemoryBackend`` and ``LayeredPlistStore`` have no registration domain, and this does
+  /// ``InMemoryBackend`` and `LayeredPlistStore` have no registration domain, and this does
   /// nothing for them: there is no other reader to serve, and a setting's default already
   /// applies. (A store's bundled `Info.plist` is its lowest layer, the closest thing it has.)
   ///

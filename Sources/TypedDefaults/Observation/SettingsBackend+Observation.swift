@@ -135,7 +135,7 @@ extension SettingsBackend {
   /// after the new values are readable and with no lock of the backend held: observers run on the
   /// calling thread before this returns. Keys no one observes cost a dictionary lookup each.
   ///
-  /// ``LayeredPlistStore/reload()`` and the library's writes call it for you. Writes through a
+  /// `LayeredPlistStore.reload()` and the library's writes call it for you. Writes through a
   /// ``Setting`` (or a ``ScopedBackend`` view, an import, a migration) report themselves on every
   /// backend, each with the value it left: on a backend you write, the library holds a lock of
   /// the backend's observers around such a write and the read of its value, so racing writes each

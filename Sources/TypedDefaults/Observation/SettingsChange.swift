@@ -3,7 +3,7 @@
 /// Delivered by the observation APIs of ``SettingsBackend`` (``SettingsBackend/observe(key:initial:_:)``,
 /// ``SettingsBackend/changes(forKey:initial:)`` and their variants). The value is the key's
 /// effective value right after the change took effect (what a read returned at that moment),
-/// which on a ``LayeredPlistStore`` can come from a lower layer (after a removal) or be `nil`
+/// which on a `LayeredPlistStore` can come from a lower layer (after a removal) or be `nil`
 /// when no layer holds the key any more. A later write may already have replaced it when the
 /// change is delivered; its own change follows.
 public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
@@ -36,7 +36,7 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
 
   /// `key → value`, or `key → (removed)`; `key → <secret>` for a key that a model bound in this
   /// process declared `secret: true` (``Setting/isSecret``) and for a value from a layer that
-  /// holds secrets (``LayerSource/holdsSecrets``), so that printing changes (a log of them)
+  /// holds secrets (`LayerSource.holdsSecrets`), so that printing changes (a log of them)
   /// never shows a secret.
   ///
   /// ``newValue`` itself is the real value.

@@ -4,7 +4,7 @@
 extension Setting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
   /// `key: Type = value`, as a ``SettingDescriptor`` prints it, with `<secret>` for the value of
   /// a secret setting or of one whose value comes from a layer holding secrets
-  /// (``LayerSource/holdsSecrets``); `@Setting(key): Type (not attached)` before the setting is
+  /// (`LayerSource.holdsSecrets`); `@Setting(key): Type (not attached)` before the setting is
   /// attached.
   public var description: String {
     guard storage.backend != nil else {

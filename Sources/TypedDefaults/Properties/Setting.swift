@@ -210,7 +210,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   public var hasStoredValue: Bool { storedValue != nil }
 
   /// Whether the backend enforces the key's value (managed settings on a
-  /// ``LayeredPlistStore``, see ``ForcingBackend``), so that writes of it are refused: a UI
+  /// `LayeredPlistStore`, see ``ForcingBackend``), so that writes of it are refused: a UI
   /// disables the setting's control, as with `UserDefaults.objectIsForced(forKey:)`.
   ///
   /// `false` on a backend that forces nothing. Thread-safe.

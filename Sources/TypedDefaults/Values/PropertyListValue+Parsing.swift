@@ -5,12 +5,6 @@ import Foundation
 // command-line arguments). Nothing here depends on a locale or on the platform's C library, so a
 // text reads the same on Linux and on Apple platforms.
 
-extension SettingsError.Code {
-  /// A text can't be read as the kind or the type asked for (``PropertyListValue/init(parsing:as:)-(_,TextKind)``):
-  /// `'loud' is not a number`.
-  public static let unparsableText = SettingsError.Code(rawValue: "unparsableText")
-}
-
 extension PropertyListValue {
   /// A scalar kind a text can be read as: the `settings write` type flags.
   ///

@@ -68,7 +68,7 @@
 /// Every fixed-width integer is stored as a property-list integer and round-trips exactly at its
 /// extremes (`Int64.min`, `UInt64.max`). A `Float` is stored as the `Double` of the same value, so
 /// it reads back bit-for-bit. Backends that end up writing XML property lists
-/// (``LayeredPlistStore`` saving XML, ``UserDefaultsBackend`` on Linux) keep dates to whole
+/// (`LayeredPlistStore` saving XML, ``UserDefaultsBackend`` on Linux) keep dates to whole
 /// seconds; they store a date already rounded down, so it reads the same before and after a
 /// relaunch. Binary property lists, `UserDefaults` on Apple platforms and ``InMemoryBackend`` keep
 /// dates exactly.

@@ -1,14 +1,5 @@
 import TypedDefaults
 
-extension SettingsError.Code {
-  /// A command-line option names no key the ``CommandLineArgumentsSource`` was given.
-  public static let unknownArgument = SettingsError.Code(rawValue: "unknownArgument")
-  /// A command-line option that needs a value is the last argument, or another option follows it.
-  public static let missingArgumentValue = SettingsError.Code(rawValue: "missingArgumentValue")
-  /// A key is given more than once on the command line; the last one is used.
-  public static let repeatedArgument = SettingsError.Code(rawValue: "repeatedArgument")
-}
-
 /// A ``LayerSource`` reading settings from the process's command-line arguments: `--server-url
 /// https://example.com`, `--verbose`, or UserDefaults' own `-serverURL https://example.com` (the
 /// key exactly as declared).

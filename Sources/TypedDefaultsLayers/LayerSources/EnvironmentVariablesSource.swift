@@ -1,19 +1,6 @@
 import Foundation
 import TypedDefaults
 
-extension SettingsError.Code {
-  /// Two keys a layer source was given have one outside name (one environment variable, one
-  /// command-line option), so neither is read under it; the error names both keys and the name.
-  public static let conflictingKeys = SettingsError.Code(rawValue: "conflictingKeys")
-  /// A key a layer source was given has no outside name: it holds a character that isn't ASCII,
-  /// or no letter or digit.
-  public static let unnamableKey = SettingsError.Code(rawValue: "unnamableKey")
-  /// An environment variable has the source's prefix but names no key the source was given; the
-  /// error names the variable, never its value.
-  public static let unknownEnvironmentVariable = SettingsError.Code(
-    rawValue: "unknownEnvironmentVariable")
-}
-
 /// A ``LayerSource`` reading settings from environment variables that share a prefix, for
 /// deployments configured by their environment (containers, CI, `systemd` units).
 ///

@@ -1,8 +1,8 @@
 /// A backend some of whose values are enforced, as an administrator's managed settings are: a
 /// forced key can't be written, and a UI should show its control disabled.
 ///
-/// The counterpart of `UserDefaults.objectIsForced(forKey:)`. ``LayeredPlistStore`` adopts it (a
-/// key a layer whose source ``LayerSource/isForced`` holds is forced), and so does every
+/// The counterpart of `UserDefaults.objectIsForced(forKey:)`. `LayeredPlistStore` adopts it (a
+/// key a layer whose source `LayerSource.isForced` holds is forced), and so does every
 /// ``ScopedBackend`` view, which asks its base. A setting tells it as `$setting.isForced`.
 ///
 /// ## Contract

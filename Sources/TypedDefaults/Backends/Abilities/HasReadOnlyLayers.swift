@@ -1,4 +1,4 @@
-/// A backend that also reads values from files it never writes (``LayeredPlistStore``'s
+/// A backend that also reads values from files it never writes (`LayeredPlistStore`'s
 /// delivered and bundled layers): a migration step that renames a key can't rename it there, and
 /// says so (`SettingsMigrations`).
 ///

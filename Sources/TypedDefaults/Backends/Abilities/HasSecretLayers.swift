@@ -1,5 +1,5 @@
-/// A backend some of whose layers hold secrets (``LayeredPlistStore`` with a source whose
-/// ``LayerSource/holdsSecrets``, such as a Kubernetes Secret mount): a setting reporting a value
+/// A backend some of whose layers hold secrets (`LayeredPlistStore` with a source whose
+/// `LayerSource.holdsSecrets`, such as a Kubernetes Secret mount): a setting reporting a value
 /// it can't read leaves the value out when it comes from such a layer, as it does for a setting
 /// declared `secret: true`.
 ///

@@ -18,7 +18,7 @@
 /// }
 /// ```
 ///
-/// ``InMemoryBackend``, ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every
+/// ``InMemoryBackend``, `LayeredPlistStore` and ``UserDefaultsBackend`` adopt it; so does every
 /// ``ScopedBackend`` view, whatever its base (see ``ScopedBackend/updateValues(_:)``): its update
 /// is one update of its base where the base adopts this protocol. Over a base that doesn't, it
 /// is a read of the base's values, `transform` and a write of the differences run as one write

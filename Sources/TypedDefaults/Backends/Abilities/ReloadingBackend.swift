@@ -9,7 +9,7 @@
 /// try store.reload()   // another process saved data.plist: take its values in
 /// ```
 ///
-/// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every ``ScopedBackend``
+/// `LayeredPlistStore` and ``UserDefaultsBackend`` adopt it; so does every ``ScopedBackend``
 /// view, which reloads its base (see ``ScopedBackend/reload()``). A backend that watches its
 /// storage (``WatchingBackend``) reloads by itself as changes happen.
 ///

@@ -10,7 +10,7 @@
 /// try store.save()                    // or save yourself, before the process exits
 /// ```
 ///
-/// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every ``ScopedBackend``
+/// `LayeredPlistStore` and ``UserDefaultsBackend`` adopt it; so does every ``ScopedBackend``
 /// view, whatever its base (see ``ScopedBackend/save()``): it saves its base where the base adopts
 /// this protocol. Over a base that doesn't, its ``save()`` does nothing and its
 /// ``hasUnsavedChanges`` is `false`, even for a base that saves by a method of its own: the view

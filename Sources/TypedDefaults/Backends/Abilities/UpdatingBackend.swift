@@ -10,7 +10,7 @@
 /// try backend.update(forKey: "launchCount") { .integer(.init(($0?.intValue ?? 0) + 1)) }
 /// ```
 ///
-/// ``InMemoryBackend``, ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it; so does every
+/// ``InMemoryBackend``, `LayeredPlistStore` and ``UserDefaultsBackend`` adopt it; so does every
 /// ``ScopedBackend`` view, whatever its base (see ``ScopedBackend/update(forKey:_:)``): its
 /// update is its base's where the base adopts this protocol. Over a base that doesn't, it is a
 /// read, `transform` and a write run as one write through the library, which no other write

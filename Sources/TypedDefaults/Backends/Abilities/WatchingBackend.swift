@@ -11,7 +11,7 @@
 /// // another process saves data.plist: the observer is called
 /// ```
 ///
-/// ``LayeredPlistStore`` and ``UserDefaultsBackend`` adopt it (each documents what it sees); so
+/// `LayeredPlistStore` and ``UserDefaultsBackend`` adopt it (each documents what it sees); so
 /// does every ``ScopedBackend`` view, which watches through its base (see
 /// ``ScopedBackend/startWatching()``).
 ///

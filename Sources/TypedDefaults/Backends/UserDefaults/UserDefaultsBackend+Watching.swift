@@ -17,8 +17,8 @@ extension UserDefaultsBackend {
   ///   rewrites the file in place at its `synchronize()`), by the `settings` tool or an editor.
   ///   (Seen, but not safe: such a program writes back its whole stale copy of the suite and can
   ///   drop keys this backend saved; see <doc:ChoosingABackend>.)
-  ///   The file's folder is watched with inotify, exactly as a watching ``LayeredPlistStore``
-  ///   does (see ``LayeredPlistStore/startWatching()``): events are gathered for 20 ms, then the
+  ///   The file's folder is watched with inotify, exactly as a watching `LayeredPlistStore`
+  ///   does (see `LayeredPlistStore.startWatching()`): events are gathered for 20 ms, then the
   ///   file is read again on a background queue, where observers' callbacks then run; this
   ///   process's unsaved changes keep winning. A folder that can't be watched is reported once
   ///   as a ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed`` and polled

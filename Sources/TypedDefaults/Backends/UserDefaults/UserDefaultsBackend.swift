@@ -36,7 +36,7 @@ import Foundation
 /// leaves it empty, and the next launch starts with no values), merges nothing between two
 /// writers (two processes writing 1,200 keys lost 400 to 533), and can answer `nil` for a key a
 /// thread just wrote. So on Linux this backend keeps the suite's values itself and saves the file
-/// the way ``LayeredPlistStore`` saves `data.plist`; it never calls corelibs' `synchronize()`:
+/// the way `LayeredPlistStore` saves `data.plist`; it never calls corelibs' `synchronize()`:
 ///
 /// - **Saving.** A write is saved by a flush ``flushDelay`` seconds after the last of a burst of
 ///   writes, and at normal exit (returning from `main` or calling `exit()`); ``synchronize()``

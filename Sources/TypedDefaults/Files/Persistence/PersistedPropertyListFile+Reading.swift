@@ -25,7 +25,7 @@ extension PersistedPropertyListFile {
 
   /// A corrupt or partly unreadable file and what the engine did about it.
   package struct Recovery {
-    /// The problem, as its owner records it (``LayeredPlistStore/recoveredProblems``).
+    /// The problem, as its owner records it (`LayeredPlistStore.recoveredProblems`).
     package var problem: SettingsError
     /// One error per entry left out, naming its key.
     package var unreadableEntries: [SettingsError]

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// One property-list file the library keeps values in, shared with other processes: the engine
-/// under both ``LayeredPlistStore`` (for `data.plist`) and, on Linux, ``UserDefaultsBackend``
+/// under both `LayeredPlistStore` (for `data.plist`) and, on Linux, ``UserDefaultsBackend``
 /// (for a suite's `<suite>.plist`).
 ///
 /// It owns what is the same for both: the careful read with recovery and move-aside

@@ -45,7 +45,7 @@ import Foundation
 ///   made while the watch was being set up (or was down) is not missed. Owners must tolerate a
 ///   report of a file that didn't change.
 /// - **Every name.** Made with `names: nil`, the watcher reports every entry of the folder (a
-///   folder of one file per key, ``DirectorySource``): "every file" above is then each entry the
+///   folder of one file per key, `DirectorySource`): "every file" above is then each entry the
 ///   folder holds as the watcher looks, and each it held when last looked at (so that a removal
 ///   is reported once).
 ///
