@@ -63,7 +63,9 @@ let package = Package(
     // The shipped `settings` tool (Sources/settings).
     .executableTarget(
       name: "settings",
-      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema"],
+      dependencies: [
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",
+      ],
       swiftSettings: strictSettings
     ),
 
@@ -82,7 +84,9 @@ let package = Package(
     ),
     .executableTarget(
       name: "FleetDemo",
-      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema"],
+      dependencies: [
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",
+      ],
       path: "Examples/FleetDemo",
       swiftSettings: strictSettings
     ),
@@ -111,7 +115,10 @@ let package = Package(
     // kills in the middle of a save, watching).
     .executableTarget(
       name: "SettingsProbe",
-      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema", "TypedDefaultsTesting"],
+      dependencies: [
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",
+        "TypedDefaultsTesting",
+      ],
       path: "Tests/SettingsProbe",
       swiftSettings: strictSettings
     ),
@@ -121,7 +128,10 @@ let package = Package(
     // of the whole package builds it too.
     .target(
       name: "TypedDefaultsTestSupport",
-      dependencies: ["TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema", "TypedDefaultsTesting"],
+      dependencies: [
+        "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",
+        "TypedDefaultsTesting",
+      ],
       path: "Tests/TypedDefaultsTestSupport",
       swiftSettings: strictSettings
     ),

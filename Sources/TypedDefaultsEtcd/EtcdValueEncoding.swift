@@ -51,4 +51,3 @@ enum EtcdValueEncoding {
     return ["<?xml", "<!DOCTYPE plist", "<plist"].contains { text.starts(with: Array($0.utf8)) }
   }
 }
-

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// Checks TypedDefaults against the real property lists in `../shared/fixtures/plists`
 /// (``TestPaths/sharedFixtures``), described by its `SOURCES.json`, and against the independent

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsSchema
 
 /// A model as an app declares it: help texts, a range, allowed values, a secret, an optional.
 private struct DeclaredSettings: SettingsGroup {

@@ -1,5 +1,4 @@
 import Foundation
-
 import TypedDefaults
 import TypedDefaultsTesting
 

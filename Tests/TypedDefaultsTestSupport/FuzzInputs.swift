@@ -1,5 +1,4 @@
 import Foundation
-
 import TypedDefaults
 
 /// The mutations ``Fuzzer`` applies to a seed's bytes.

@@ -7,50 +7,50 @@ extension SettingsError.Code {
   // MARK: - Files and values
 
   /// The file exists but could not be read (permissions, I/O error, a directory in its place).
-  public static let fileNotReadable = Code(rawValue: "fileNotReadable")
+  public static let fileNotReadable = SettingsError.Code(rawValue: "fileNotReadable")
   /// The file was read but is not a valid property list (truncated, corrupt, wrong format).
-  public static let corruptFile = Code(rawValue: "corruptFile")
+  public static let corruptFile = SettingsError.Code(rawValue: "corruptFile")
   /// The file is a valid property list whose root is not the kind required (for example an
   /// array where a settings layer needs a dictionary).
-  public static let wrongRootType = Code(rawValue: "wrongRootType")
+  public static let wrongRootType = SettingsError.Code(rawValue: "wrongRootType")
   /// The file is larger than the configured reading limit.
-  public static let fileTooLarge = Code(rawValue: "fileTooLarge")
+  public static let fileTooLarge = SettingsError.Code(rawValue: "fileTooLarge")
   /// The file could not be written (read-only folder, missing folder, disk full).
-  public static let fileNotWritable = Code(rawValue: "fileNotWritable")
+  public static let fileNotWritable = SettingsError.Code(rawValue: "fileNotWritable")
   /// A value cannot be stored as a property list, or not exactly, by this backend.
-  public static let valueNotRepresentable = Code(rawValue: "valueNotRepresentable")
+  public static let valueNotRepresentable = SettingsError.Code(rawValue: "valueNotRepresentable")
   /// A write named a layer that is read-only.
-  public static let readOnlyLayer = Code(rawValue: "readOnlyLayer")
+  public static let readOnlyLayer = SettingsError.Code(rawValue: "readOnlyLayer")
   /// A standard folder can't be used: something else is in its place, or it can't be created
   /// or written.
-  public static let directoryNotUsable = Code(rawValue: "directoryNotUsable")
+  public static let directoryNotUsable = SettingsError.Code(rawValue: "directoryNotUsable")
   /// A migration step failed, or the recorded schema version can't be read
   /// (``SettingsMigrations/run(on:)``).
-  public static let migrationFailed = Code(rawValue: "migrationFailed")
+  public static let migrationFailed = SettingsError.Code(rawValue: "migrationFailed")
   /// An import was refused: values of the wrong type, or unknown keys when they are refused
   /// (``SettingsContainer/importValues(_:options:)``).
   ///
   /// Nothing was written.
-  public static let importRejected = Code(rawValue: "importRejected")
+  public static let importRejected = SettingsError.Code(rawValue: "importRejected")
   /// A write named a key whose value is enforced by a forced layer (managed settings, see
   /// `LayeredPlistStore/isForced(forKey:)`), as `UserDefaults.objectIsForced(forKey:)` tells.
   ///
   /// Nothing was written.
-  public static let forcedValue = Code(rawValue: "forcedValue")
+  public static let forcedValue = SettingsError.Code(rawValue: "forcedValue")
 
   /// A file that must be written only by a trusted owner (managed settings: root) could have
   /// been written by someone else: owned by another user, writable by its group or by others, or
   /// in such a folder (`ManagedSettingsSource`).
   ///
   /// The file was not read.
-  public static let fileNotTrusted = Code(rawValue: "fileNotTrusted")
+  public static let fileNotTrusted = SettingsError.Code(rawValue: "fileNotTrusted")
 
   /// A value is not one the setting accepts: outside the range its declaration gives
   /// (`@Setting(…, in: 0...1)`) or not one of its allowed values (`allowedValues:`), or, for
   /// the `settings` tool, outside the schema written next to the store.
   ///
   /// Nothing was written.
-  public static let valueNotAllowed = Code(rawValue: "valueNotAllowed")
+  public static let valueNotAllowed = SettingsError.Code(rawValue: "valueNotAllowed")
 
   // MARK: - Text read as a value (`PropertyListValue(parsing:as:)`, the layer sources)
 

@@ -13,7 +13,9 @@
 ///
 /// `SettingsError` is a value type and `Sendable`.
 public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The kind of failure. Every code the library's products throw is declared in one place,
+  /// The kind of failure.
+  ///
+  /// Every code the library's products throw is declared in one place,
   /// `SettingsError+Codes.swift`.
   public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The code's stable identifier, for example `corruptFile`.

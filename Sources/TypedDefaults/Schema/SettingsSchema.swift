@@ -9,11 +9,10 @@
 /// print(schema["volume"]?.help ?? "")    // Playback volume, 0 to 1.
 /// ```
 ///
-/// A schema is what the exports are made from: JSON Schema (``jsonSchema()``), an iOS Settings
-/// bundle (``settingsBundle()``), a managed app configuration spec
-/// (``managedAppConfiguration(bundleIdentifier:version:)``) and a Markdown reference table
-/// (``markdownReference()``). Written next to a store
-/// (``write(nextTo:)``), it lets the `settings` tool refuse a value that doesn't fit a key's
+/// A schema is what the exports of the `TypedDefaultsSchema` product are made from: JSON Schema
+/// (`jsonSchema()`), an iOS Settings bundle (`settingsBundle()`), a managed app configuration
+/// spec (`managedAppConfiguration(bundleIdentifier:version:)`) and a Markdown reference table
+/// (`markdownReference()`). Written next to a store (`write(nextTo:)`), it lets the `settings` tool refuse a value that doesn't fit a key's
 /// declared type or range, and show each key's help text and declared default.
 ///
 /// `SettingsSchema` is a value type and `Sendable`.

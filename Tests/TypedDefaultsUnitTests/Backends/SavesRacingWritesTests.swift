@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// Saves, flushes and reloads of a persisted file racing writes of its keys (issue 18's suspected
 /// lost update: a save adopting a snapshot older than a write made meanwhile, or a take-in

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+@_spi(Testing) import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-@_spi(Testing) import TypedDefaultsLayers
 
 #if canImport(Observation)
   import Observation

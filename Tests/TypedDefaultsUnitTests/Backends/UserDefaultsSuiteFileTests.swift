@@ -1,11 +1,11 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
-import TypedDefaultsSchema
 
 #if canImport(Glibc)
   import Glibc

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// Handlers kept behind a lock are reached the same way however often they are used: a function
 /// held as a bare `Locked` state was wrapped in one more thunk on every access, so that the

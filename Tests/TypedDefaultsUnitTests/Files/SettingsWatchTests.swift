@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsSchema
 
 #if canImport(Glibc)
   import Glibc

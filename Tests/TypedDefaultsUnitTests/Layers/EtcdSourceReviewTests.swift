@@ -1,11 +1,11 @@
 import Dispatch
 import Foundation
-import settings
 import Testing
 import TypedDefaults
 import TypedDefaultsEtcd
 import TypedDefaultsLayers
 import TypedDefaultsTestSupport
+import settings
 
 #if canImport(Glibc)
   import Glibc

@@ -1,10 +1,10 @@
 import Foundation
-import settings
 import Testing
 import TypedDefaults
 import TypedDefaultsLayers
 import TypedDefaultsSchema
 import TypedDefaultsTestSupport
+import settings
 
 /// The record a store makes of its layers (`data.plist.layers`), and the layers a tool opens
 /// from it (`LayerDefinition(recorded:environment:)`): what the `settings` tool uses to see the

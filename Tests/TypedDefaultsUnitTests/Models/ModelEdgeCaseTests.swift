@@ -1,10 +1,10 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 // Probes of the models capability (issue 12). Each test names the promise it tries to break.
 

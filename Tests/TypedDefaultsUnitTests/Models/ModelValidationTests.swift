@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 // Each test has model types of its own: every problem is reported once per process.
 

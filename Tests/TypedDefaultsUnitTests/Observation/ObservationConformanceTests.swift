@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// The observation guarantees (see ObservingChanges.md), checked on every backend of the library
 /// and on one written outside it.

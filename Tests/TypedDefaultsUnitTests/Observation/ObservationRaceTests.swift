@@ -1,10 +1,10 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 #if canImport(Observation)
   import Observation

@@ -1,10 +1,10 @@
 import Foundation
 import Synchronization
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// The settings the lock-free read tests read: one of each scalar kind a cell publishes in its
 /// atomic words (``ScalarValueCell``).

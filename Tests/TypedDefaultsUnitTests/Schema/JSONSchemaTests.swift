@@ -1,10 +1,10 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
-import TypedDefaultsSchema
 
 // MARK: - Fixture models
 

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// An app's model, reached the usual way: through a shared instance on a real `UserDefaults`
 /// suite (unique to this test process, so a failure can't touch anything else).

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
-import TypedDefaultsLayers
 
 /// Type-bridging bugs reported against settings libraries in the field, one test each, named
 /// after the behaviour it pins.
