@@ -217,7 +217,9 @@ enum AbilityChecks {
   static let saveLeavesNothingUnsaved = Check(name: "saveLeavesNothingUnsaved", needsReload: false)
   {
     context in
-    guard let backend = context.backend as? any SavingBackend else { return }
+    guard let backend = context.backend as? any SavingBackend,
+      (backend as? ScopedBackend)?.supportsSaving ?? true
+    else { return }
     let values: [String: PropertyListValue] = ["a": 1, "b": "two", "c": [3.5], "d": ["e": false]]
     try backend.setValues(values)
     try backend.save()
@@ -239,7 +241,9 @@ enum AbilityChecks {
   static let reloadKeepsWhatWasWrittenSavedOrNot = Check(
     name: "reloadKeepsWhatWasWrittenSavedOrNot", needsReload: false
   ) { context in
-    guard let backend = context.backend as? any ReloadingBackend else { return }
+    guard let backend = context.backend as? any ReloadingBackend,
+      (backend as? ScopedBackend)?.supportsReloading ?? true
+    else { return }
     try backend.setValue("saved", forKey: "saved")
     try (backend as? any SavingBackend)?.save()
     try backend.setValue("unsaved", forKey: "unsaved")

@@ -1,6 +1,9 @@
 // A view adopts every ability a backend can have, and forwards each to its base where the base
 // has it (a class can't conform only when its base does): over a base that lacks one, it does
-// what each method says.
+// what each method says. Where the view can't do it through the library either (a save, a
+// reload), it refuses with a typed error, `SettingsError.Code.notSupported`; an update works over
+// any base (see `update(forKey:_:)`), and a base that forces nothing or doesn't watch answers
+// `false` truly.
 
 extension ScopedBackend: MultiKeyUpdatingBackend {
   /// Changes a key's value from its current one, as one step where the base can.
@@ -90,25 +93,48 @@ extension ScopedBackend: SavingBackend {
   /// Saves the base (``SavingBackend/save()``): all of its writes, not only the view's.
   ///
   /// A view adopts every ability; over a base that doesn't adopt ``SavingBackend`` (an
-  /// ``InMemoryBackend``, or a base that saves by a method of its own), it does nothing: the view
-  /// knows a base's saving only by that protocol.
+  /// ``InMemoryBackend``, or a base that saves by a method of its own) it refuses: the view knows
+  /// a base's saving only by that protocol. Ask ``supportsSaving`` first where the base may not
+  /// save. (``hasUnsavedChanges`` is then `false`, so an import, which saves what it wrote only
+  /// where something is unsaved, never asks.)
   ///
-  /// - Throws: What the base's save throws.
+  /// - Throws: ``SettingsError/Code/notSupported`` naming the base if it doesn't save; what the
+  ///   base's save throws.
   public func save() throws(SettingsError) {
-    try (base as? any SavingBackend)?.save()
+    guard let saving = base as? any SavingBackend else {
+      throw SettingsError(
+        .notSupported,
+        reason: "\(name) can't save: its base, \(base.name), is no SavingBackend")
+    }
+    try saving.save()
   }
+
+  /// Whether the base saves (adopts ``SavingBackend``), so that ``save()`` saves it rather than
+  /// refuse.
+  public var supportsSaving: Bool { base is any SavingBackend }
 }
 
 extension ScopedBackend: ReloadingBackend {
   /// Reloads the base (``ReloadingBackend/reload()``): all of its keys, not only the view's;
   /// observers of the view hear of its keys that changed.
   ///
-  /// Does nothing on a base that doesn't reload.
+  /// Over a base that doesn't reload (no ``ReloadingBackend``) it refuses; ask
+  /// ``supportsReloading`` first where the base may not reload.
   ///
-  /// - Throws: What the base's reload throws.
+  /// - Throws: ``SettingsError/Code/notSupported`` naming the base if it doesn't reload; what the
+  ///   base's reload throws.
   public func reload() throws(SettingsError) {
-    try (base as? any ReloadingBackend)?.reload()
+    guard let reloading = base as? any ReloadingBackend else {
+      throw SettingsError(
+        .notSupported,
+        reason: "\(name) can't reload: its base, \(base.name), is no ReloadingBackend")
+    }
+    try reloading.reload()
   }
+
+  /// Whether the base reloads (adopts ``ReloadingBackend``), so that ``reload()`` reloads it
+  /// rather than refuse.
+  public var supportsReloading: Bool { base is any ReloadingBackend }
 }
 
 extension ScopedBackend: WatchingBackend {
@@ -121,7 +147,8 @@ extension ScopedBackend: WatchingBackend {
   /// Starts the base's watch (``WatchingBackend/startWatching()``), which the base and every
   /// view of it share.
   ///
-  /// Does nothing on a base that can't watch.
+  /// Does nothing on a base that can't watch (no ``WatchingBackend``): ``isWatching`` then stays
+  /// `false`, which is how a caller tells.
   public func startWatching() {
     (base as? any WatchingBackend)?.startWatching()
   }

@@ -52,6 +52,13 @@ extension SettingsError.Code {
   /// Nothing was written.
   public static let valueNotAllowed = SettingsError.Code(rawValue: "valueNotAllowed")
 
+  /// A backend was asked for what it can't do: a view's ``ScopedBackend/save()`` or
+  /// ``ScopedBackend/reload()`` over a base that doesn't save (no ``SavingBackend``) or reload
+  /// (no ``ReloadingBackend``). The error names the base.
+  ///
+  /// Nothing was changed.
+  public static let notSupported = SettingsError.Code(rawValue: "notSupported")
+
   // MARK: - Text read as a value (`PropertyListValue(parsing:as:)`, the layer sources)
 
   /// A text can't be read as the kind or the type asked for (``PropertyListValue/init(parsing:as:)-(_,TextKind)``):

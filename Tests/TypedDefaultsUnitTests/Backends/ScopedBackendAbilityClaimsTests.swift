@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 import TypedDefaultsTesting
 
@@ -12,7 +13,7 @@ import TypedDefaultsTesting
 // SavingBackend, ChoosingABackend.md): over a base without an update, its update is a read, a
 // transform and a write run as one write through the library, which no other write through the
 // library comes between, though a write made to the base directly can; over a base that isn't a
-// SavingBackend, its save does nothing.
+// SavingBackend (a ReloadingBackend), its save (its reload) refuses with a typed error.
 
 /// A backend with only the required methods whose storage another writer changes between a
 /// read and the next write.
@@ -244,6 +245,35 @@ private func addHundred(_ value: PropertyListValue?) -> PropertyListValue? {
       #expect(base.value(forKey: "app.counter") == 102)
     }
     #expect(base.value(forKey: "app.counter") == 2)
+  }
+
+  /// Over a base that neither saves nor reloads, a view's `save()` and `reload()` refuse with
+  /// `notSupported` naming the base, change nothing, and `supportsSaving`/`supportsReloading`
+  /// say so beforehand; over a base that does, they say `true` and reach it.
+  @Test func aViewRefusesToSaveOrReloadABaseThatCant() throws {
+    let base = InMemoryBackend(name: "memory")
+    let view = base.scoped(to: "app.")
+    try view.setValue(7, forKey: "volume")
+    #expect(!view.supportsSaving)
+    #expect(!view.supportsReloading)
+    #expect(!view.hasUnsavedChanges)
+    let saveError = #expect(throws: SettingsError.self) { try view.save() }
+    #expect(saveError?.code == .notSupported)
+    #expect(
+      saveError?.description
+        == "memory scoped to 'app.' can't save: its base, memory, is no SavingBackend")
+    let reloadError = #expect(throws: SettingsError.self) { try view.reload() }
+    #expect(reloadError?.code == .notSupported)
+    #expect(base.value(forKey: "app.volume") == 7)
+
+    let directory = try TemporaryDirectory()
+    let store = try LayeredPlistStore(persistentFile: directory.file("data.plist"))
+    let storeView = store.scoped(to: "app.")
+    #expect(storeView.supportsSaving)
+    #expect(storeView.supportsReloading)
+    try storeView.setValue(7, forKey: "volume")
+    try storeView.save()
+    #expect(!store.hasUnsavedChanges)
   }
 
   #if !canImport(Darwin)
