@@ -52,9 +52,10 @@ extension SettingsError.Code {
   /// Nothing was written.
   public static let valueNotAllowed = SettingsError.Code(rawValue: "valueNotAllowed")
 
-  /// A backend was asked for what it can't do: a view's ``ScopedBackend/save()`` or
-  /// ``ScopedBackend/reload()`` over a base that doesn't save (no ``SavingBackend``) or reload
-  /// (no ``ReloadingBackend``). The error names the base.
+  /// A backend was asked for what it can't do.
+  ///
+  /// A view's ``ScopedBackend/save()`` or ``ScopedBackend/reload()`` over a base that doesn't
+  /// save (no ``SavingBackend``) or reload (no ``ReloadingBackend``); the error names the base.
   ///
   /// Nothing was changed.
   public static let notSupported = SettingsError.Code(rawValue: "notSupported")
