@@ -203,9 +203,14 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     self.lastKnownGoodFile = lastKnownGoodFile
     self.options = options
     cache = lastKnownGoodFile.map { EtcdLastKnownGood(url: $0, prefix: prefix) }
+    if cache != nil, savesLastKnownGood {
+      // A normal exit saves what the watch applied in its last 100 ms.
+      ExitHandlers.register(self) { [weak self] in self?.flushLastKnownGood() }
+    }
   }
 
   deinit {
+    ExitHandlers.unregister(self)
     stopWatching()
   }
 
@@ -287,7 +292,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     let outcome: SettingsError? = await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
         continuation.resume(
-          returning: self.fullRead(acceptingOlder: false, isCancelled: { false }))
+          returning: self.fullRead(isCancelled: { false }))
       }
     }
     if let outcome { throw outcome }
@@ -339,8 +344,10 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     state.withLock { state in
       if let cached {
         state.values = cached.values
-        state.revision = cached.revision
+        // The file's number is as untrusted as a server's.
+        state.revision = min(max(0, cached.revision), EtcdGateway.largestRevision)
         state.lastKnownGoodSavedAt = cached.savedAt
+        state.savedValues = cached.values
       }
       state.cacheProblem = cacheProblem
       state.status = .offline(lastKnownGoodSavedAt: cached?.savedAt)
@@ -367,7 +374,8 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     thread.start()
   }
 
-  /// Stops the background watch: its connection closes within 100 ms.
+  /// Stops the background watch: its connection closes within 100 ms, and the last known good
+  /// file is saved with what the watch applied before this returns.
   public func stopWatching() {
     let wake = state.withLock { state -> DispatchSemaphore? in
       guard state.isWatching else { return nil }
@@ -377,6 +385,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
       return state.wake
     }
     wake?.signal()
+    flushLastKnownGood()
   }
 
   /// ``RecordedLayerSource/etcd(endpoints:prefix:user:lastKnownGoodFile:)``: the endpoints
