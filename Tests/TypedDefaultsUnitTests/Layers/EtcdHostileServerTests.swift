@@ -22,15 +22,15 @@ private final class HostileServer: Sendable {
   private let stopped = Locked(false)
   private let held = Locked<[Int32]>([])
 
-  convenience init(holdsOpen: Bool = false, _ behaviour: @escaping @Sendable (Int32) -> Void)
-    throws
-  {
+  convenience init(
+    holdsOpen: Bool = false, _ behaviour: @escaping @Sendable (Int32) -> Void
+  ) throws {
     try self.init(holdsOpen: holdsOpen, answering: { descriptor, _ in behaviour(descriptor) })
   }
 
-  init(holdsOpen: Bool = false, answering behaviour: @escaping @Sendable (Int32, String) -> Void)
-    throws
-  {
+  init(
+    holdsOpen: Bool = false, answering behaviour: @escaping @Sendable (Int32, String) -> Void
+  ) throws {
     self.behaviour = behaviour
     self.holdsOpen = holdsOpen
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -339,9 +339,9 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
   private static let prefix = "/config/app/"
   private static let maximum = "9223372036854775807"  // Int64.max
 
-  private func options(timeout: Double = 1, delay: ClosedRange<Double> = 0.05...0.2)
-    -> EtcdSource.Options
-  {
+  private func options(
+    timeout: Double = 1, delay: ClosedRange<Double> = 0.05...0.2
+  ) -> EtcdSource.Options {
     var options = EtcdSource.Options()
     options.timeout = timeout
     options.maximumResponseSize = 64 * 1024

@@ -31,9 +31,11 @@ extension EtcdSource {
     /// The values the last known good file holds (last saved or loaded), `nil` if unknown: a
     /// save of the same values is skipped.
     var savedValues: [String: PropertyListValue]?
-    /// How many watch connections in a row reached the server (its full read answered) and
-    /// ended before they had lasted ``EtcdSource/healthyConnectionTime``: a server that accepts
-    /// and then fails each watch. From ``EtcdSource/loopingThreshold`` on, the source is looping.
+    /// How many watch connections in a row reached the server and failed before they held.
+    ///
+    /// A connection reached the server when its full read answered; it held once a message or a
+    /// silent wait came ``EtcdSource/healthyConnectionTime`` after its `created` message. A
+    /// streak is a server that accepts and then fails each watch. From ``EtcdSource/loopingThreshold`` on, the source is looping.
     var loopStreak = 0
 
     /// Whether the watch is looping: its server answers, but no watch of it holds.
@@ -396,8 +398,9 @@ extension EtcdSource {
     if due { saveLastKnownGood() }
   }
 
-  /// Makes a scheduled save of the last known good file now, waiting for it: what the layer
-  /// applied is on disk when this returns. Called as the watch stops, as the source goes, and
+  /// Makes a scheduled save of the last known good file now, waiting for it.
+  ///
+  /// What the layer applied is on disk when this returns. Called as the watch stops, as the source goes, and
   /// at the process's normal exit.
   func flushLastKnownGood() {
     guard cache != nil, savesLastKnownGood else { return }
@@ -440,8 +443,9 @@ extension EtcdSource {
   /// saying why).
   static let loopingThreshold = 3
 
-  /// How long a watch connection must last to count as holding, in seconds: the longest
-  /// reconnection delay. A connection that ends sooner is a failure however it ended (an error
+  /// How long a watch connection must last to count as holding, in seconds.
+  ///
+  /// The longest reconnection delay. A connection that ends sooner is a failure however it ended (an error
   /// after a `created` message, a compaction, a replaced history, a message above the limit),
   /// so the next one waits for its backoff.
   var healthyConnectionTime: Double { options.reconnectDelay.upperBound }

@@ -367,9 +367,10 @@ final class HTTPConnection {
     return nil
   }
 
-  /// The size a chunk's size line announces (hexadecimal digits, optional spaces, an optional
-  /// `;` extension), read from its bytes; `nil` when malformed. Digits past 15 (more than
-  /// `Int` holds) are malformed, so the arithmetic can't overflow.
+  /// The size a chunk's size line announces, read from its bytes; `nil` when malformed.
+  ///
+  /// The line holds hexadecimal digits, optional spaces and an optional `;` extension. Digits
+  /// past 15 (more than `Int` holds) are malformed, so the arithmetic can't overflow.
   private static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
     var size = 0
     var digits = 0
@@ -488,8 +489,7 @@ final class HTTPConnection {
   private func find(_ pattern: [UInt8]) -> Int? {
     var index = max(bufferStart, scanned - (pattern.count - 1))
     while index + pattern.count <= buffer.count {
-      if buffer[index] == pattern[0], buffer[index..<index + pattern.count].elementsEqual(pattern)
-      {
+      if buffer[index] == pattern[0], buffer[index..<index + pattern.count].elementsEqual(pattern) {
         return index
       }
       index += 1
