@@ -430,6 +430,34 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
     #expect(nowFile as? NSNumber == savedFile as? NSNumber)
   }
 
+  @Test func aLoopingServerWhoseWatchHoldsAgainIsConnectedAgain() async throws {
+    let gateway = try FakeGateway(
+      range: { _, _ in FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix) },
+      watch: { descriptor, _, earlier in
+        // Three watches that fail at once, then one that stays, quiet.
+        HostileServer.send(
+          FakeGateway.streamHead + FakeGateway.chunk(FakeGateway.created(revision: "5"))
+            + (earlier < 3 ? FakeGateway.chunk("garbage\n") : ""), on: descriptor)
+      })
+    defer { gateway.stop() }
+    let source = EtcdSource(
+      endpoints: [gateway.endpoint], prefix: Self.prefix, options: options(timeout: 0.2))
+    _ = try source.read()
+    source.startWatching(reportingTo: LayerSourceReporter { _ in })
+    defer { source.stopWatching() }
+    let looping = await becomes(within: 10) {
+      source.lastError?.reason.contains("3 watch connections in a row failed") == true
+    }
+    #expect(looping, "\(source.status)")
+    // Held once a silent wait comes 0.2 s (the longest reconnection delay) after `created`.
+    let connected = await becomes(within: 10) {
+      source.status == .connected(endpoint: gateway.endpoint, revision: 5)
+    }
+    #expect(connected, "\(source.status)")
+    #expect(source.lastError == nil)
+    #expect(gateway.count("/v3/watch") == 4)
+  }
+
   @Test func aWatchMessageAboveTheLimitFallsBackToAFullReadAndResumesFromIt() async throws {
     let big = String(repeating: "x", count: 100 * 1024)
     let gateway = try FakeGateway(

@@ -234,10 +234,14 @@ struct EtcdGateway: Sendable {
         throw .badResponse("\(origin) answered a page of a read that doesn't follow the last")
       }
       total += page.reduce(0) { $0 + $1.key.count + $1.value.count }
-      guard total <= maximumResponseSize * Self.pagesLimitFactor else {
+      // Saturating: the limit is the app's option, which may be as large as `Int` goes.
+      let (product, overflow) = maximumResponseSize.multipliedReportingOverflow(
+        by: Self.pagesLimitFactor)
+      let readLimit = overflow ? Int.max : product
+      guard total <= readLimit else {
         throw .badResponse(
-          "\(origin) holds more than \(maximumResponseSize * Self.pagesLimitFactor) bytes under "
-            + "the prefix, above the limit of a read")
+          "\(origin) holds more than \(readLimit) bytes under the prefix, above the limit of a "
+            + "read")
       }
       values += page
       snapshot = snapshot ?? revision

@@ -41,10 +41,17 @@ import Foundation
 /// problems (a `layerSourceProblem` diagnostic carrying a ``SettingsError/Code/fleetUnavailable``
 /// or ``SettingsError/Code/fleetAuthenticationFailed`` error; ``lastError``, ``status``). The
 /// watch reconnects with a bounded exponential backoff with jitter (``Options/reconnectDelay``),
-/// moving to the next endpoint on each failure, and resumes from the revision after the last
-/// one it applied, so no change made while it was away is lost; if that revision was
-/// compacted, or the server's data was replaced (its revision is below the source's), it reads
-/// the whole prefix again and reports exactly the keys that changed. A watch silent for
+/// moving to the next endpoint on each failure. Each watch connection starts with a read of the
+/// whole prefix from the endpoint it watches, which replaces the layer's content (reporting
+/// exactly the keys that changed), and watches from the revision after it: no change made while
+/// it was away is lost, and a cluster rebuilt meanwhile (whose revisions mean nothing in the old
+/// history, higher or lower) is never mixed with the one the layer followed. A watch message
+/// above ``Options/maximumResponseSize`` (a watcher that fell behind) is caught up the same way,
+/// by a read in pages. A connection that fails before it held (an error after the server
+/// accepted the watch, a compaction, a message never finished) waits for its backoff too, and
+/// a server whose watches keep failing so is reported as offline, with ``lastError`` saying
+/// why. Nothing a server sends is trusted: numbers are bounded, its error texts are never
+/// quoted. See the "Fleet configuration" article, "Fleet source states". A watch silent for
 /// ``Options/watchCheckInterval`` seconds checks that its endpoint still answers, so a frozen
 /// member is left. A token the server no longer accepts (expired, or invalidated by a password
 /// change) is renewed once per failure. Every response is bounded
@@ -92,7 +99,10 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     public var timeout: Double = 3
     /// The largest response accepted, in bytes; 8 MiB by default.
     ///
-    /// This bounds a whole read, and each watch message. A larger one is refused as unavailable, so the layer keeps what it has.
+    /// This bounds each page of a read (a page above it is asked again with fewer keys), a whole
+    /// read at 4 times it, and each watch message: a larger message makes the source read the
+    /// whole prefix instead; a larger read is refused as unavailable, so the layer keeps what
+    /// it has.
     public var maximumResponseSize = 8 * 1024 * 1024
     /// The shortest and longest delay between reconnection rounds, in seconds; 0.1 to 5 by default.
     ///
