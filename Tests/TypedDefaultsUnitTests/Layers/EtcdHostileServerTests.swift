@@ -553,6 +553,23 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
     #expect(try source.read().values["big"] == .string(value))
   }
 
+  @Test func aReadWhosePagesDontMoveForwardIsRefusedNotEndless() throws {
+    // Every page announces more keys, and sends the same one.
+    let gateway = try FakeGateway(
+      range: { _, _ in
+        FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix)
+          .replacingOccurrences(of: #""kvs""#, with: #""more": true, "kvs""#)
+      },
+      watch: { _, _, _ in })
+    defer { gateway.stop() }
+    let source = EtcdSource(
+      endpoints: [gateway.endpoint], prefix: Self.prefix, options: options())
+    #expect(try source.read().values.isEmpty)
+    let reason = try #require(source.lastError).reason
+    #expect(reason.contains("answered a page of a read that doesn't follow the last"), "\(reason)")
+    #expect(gateway.count("/v3/kv/range") == 2)
+  }
+
   @Test func aChunkNotEndedByCRLFIsRefused() throws {
     let body = FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix)
     let server = try HostileServer { descriptor in

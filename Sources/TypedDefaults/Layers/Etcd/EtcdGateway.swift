@@ -190,14 +190,18 @@ struct EtcdGateway: Sendable {
   /// How many times the response limit a whole read (all its pages) may hold.
   static let pagesLimitFactor = 4
 
+  /// The most pages a read may take (ten million keys at full pages): a server answering one
+  /// tiny key per page can't keep a read going for long.
+  static let maximumPages = 10_000
+
   /// Reads every key in `[key, rangeEnd)`, at the store's current revision, in pages.
   ///
   /// The first page (at most ``pageSize`` keys) fixes the revision; the next pages are read at
   /// that revision, each from the key after the last one read, so the pages are one snapshot.
   /// A page whose answer is above the response limit is asked again with half as many keys (a
   /// prefix of large values), down to one key. The keys and values read, all pages together, are
-  /// bounded by ``pagesLimitFactor`` times the limit, and each page must move forward, so a
-  /// server can't make the read endless.
+  /// bounded by ``pagesLimitFactor`` times the limit, the pages by ``maximumPages``, and each
+  /// page must move forward, so a server can't make the read endless.
   ///
   /// - Returns: The keys and values, and the revision they were read at.
   func range(
@@ -209,7 +213,12 @@ struct EtcdGateway: Sendable {
     var start = key
     var limit = Self.pageSize
     var total = 0
+    var pages = 0
     while true {
+      pages += 1
+      guard pages <= Self.maximumPages else {
+        throw .badResponse("\(origin) answered a read in more than \(Self.maximumPages) pages")
+      }
       var body: [String: Any] = [
         "key": Data(start).base64EncodedString(),
         "range_end": Data(rangeEnd).base64EncodedString(), "limit": limit,
