@@ -570,6 +570,40 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
     #expect(gateway.count("/v3/kv/range") == 2)
   }
 
+  @Test func aNormalExitRightAfterAChangeLeavesTheLastKnownGoodFileCurrent() async throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("fleet.plist").path
+    await #expect(processExitsWith: .success) { [path = path as String] in
+      let gateway = try FakeGateway(
+        range: { _, _ in FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix) },
+        watch: { descriptor, _, _ in
+          HostileServer.send(
+            FakeGateway.streamHead + FakeGateway.chunk(FakeGateway.created(revision: "5"))
+              + FakeGateway.chunk(
+                FakeGateway.event(key: "a", value: "2", revision: "6", prefix: Self.prefix)),
+            on: descriptor)
+        })
+      var options = EtcdSource.Options()
+      options.timeout = 1
+      let source = EtcdSource(
+        endpoints: [gateway.endpoint], prefix: Self.prefix,
+        lastKnownGoodFile: URL(fileURLWithPath: path), options: options)
+      _ = try source.read()
+      source.startWatching(reportingTo: LayerSourceReporter { _ in })
+      let deadline = Date().addingTimeInterval(10)
+      while source.revision != 6 {
+        guard Date() < deadline else { exit(3) }
+        usleep(1000)
+      }
+      // Within the save's 100 ms: the exit handler makes it.
+      exit(0)
+    }
+    let offline = EtcdSource(
+      endpoints: [URL(string: "http://127.0.0.1:\(try EtcdServer.unusedPort())")!],
+      prefix: Self.prefix, lastKnownGoodFile: URL(fileURLWithPath: path), options: options())
+    #expect(try offline.read().values == ["a": .string("2")])
+  }
+
   @Test func aChunkNotEndedByCRLFIsRefused() throws {
     let body = FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix)
     let server = try HostileServer { descriptor in
