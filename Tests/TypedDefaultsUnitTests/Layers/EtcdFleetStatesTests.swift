@@ -142,4 +142,68 @@ import TypedDefaultsTestSupport
     #expect(source.status == .connected(endpoint: server.endpoint, revision: 4))
     #expect(source.lastError == nil)
   }
+
+  @Test func threeWatchersThroughAKillACompactionAndARebuildEndOnTheFinalContentNeverMixed()
+    async throws
+  {
+    let server = try EtcdServer()
+    let directory = try TemporaryDirectory()
+    let sources = (0..<3).map { _ in
+      EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: Self.quick)
+    }
+    let stores = try sources.enumerated().map { index, source in
+      try LayeredPlistStore(
+        persistentFile: directory.file("data\(index).plist"),
+        layers: [.runtime, .persistent, .source(source)],
+        options: LayeredPlistStore.Options(savesAtExit: false))
+    }
+    for store in stores { store.startWatching() }
+    var expected: [String: String] = [:]
+    func put(_ key: String, _ value: Int) throws {
+      try server.put(Self.prefix + key, "\(value)")
+      expected[key] = "\(value)"
+    }
+    // The old history: puts, a compaction, a kill -9 and a restart with the data kept.
+    for value in 1...40 { try put("old-\(value % 8)", value) }
+    try server.compact(toRevision: try server.revision())
+    for value in 41...60 { try put("old-\(value % 8)", value) }
+    server.kill()
+    try server.restart()
+    for value in 61...80 { try put("old-\(value % 8)", value) }
+    for source in sources {
+      await eventually("every watcher holds the old history's last content") {
+        (try? texts(source)) == expected
+      }
+    }
+    // A partition while the cluster is wiped and rebuilt past the old revision.
+    for store in stores { store.stopWatching() }
+    server.kill()
+    try FileManager.default.removeItem(at: server.dataDirectory)
+    try server.restart()
+    expected = [:]
+    for value in 1...100 { try put("new-\(value % 8)", value) }
+    #expect(try server.revision() > 81)
+    for store in stores { store.startWatching() }
+    defer { for store in stores { store.stopWatching() } }
+    // Until each holds the new content, no watcher ever holds keys of both histories.
+    let deadline = Date().addingTimeInterval(10)
+    var mixed: [String] = []
+    while Date() < deadline {
+      let all = try sources.map { try texts($0) }
+      for keys in all.map(\.keys) {
+        if keys.contains(where: { $0.hasPrefix("old-") }),
+          keys.contains(where: { $0.hasPrefix("new-") })
+        {
+          mixed.append(keys.sorted().joined(separator: ","))
+        }
+      }
+      if all.allSatisfy({ $0 == expected }) { break }
+      try await Task.sleep(nanoseconds: 2_000_000)
+    }
+    #expect(mixed.isEmpty, "\(mixed.prefix(3))")
+    for source in sources {
+      #expect(try texts(source) == expected)
+      #expect(source.status == .connected(endpoint: server.endpoint, revision: 101))
+    }
+  }
 }
