@@ -213,6 +213,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     self.lastKnownGoodFile = lastKnownGoodFile
     self.options = options
     cache = lastKnownGoodFile.map { EtcdLastKnownGood(url: $0, prefix: prefix) }
+    saveQueue.setSpecific(key: Self.saveQueueKey, value: true)
     if cache != nil, savesLastKnownGood {
       // A normal exit saves what the watch applied in its last 100 ms.
       ExitHandlers.register(self) { [weak self] in self?.flushLastKnownGood() }
