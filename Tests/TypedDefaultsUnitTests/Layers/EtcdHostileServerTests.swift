@@ -303,7 +303,8 @@ private final class FakeGateway: Sendable {
   /// A range answer at `revision` holding `values` (keys under `prefix`).
   static func rangeBody(revision: String, _ values: [String: String], prefix: String) -> String {
     let kvs = values.sorted { $0.key < $1.key }.map {
-      #"{"key": "\#(base64(prefix + $0.key))", "value": "\#(base64($0.value))", "mod_revision": "\#(revision)"}"#
+      #"{"key": "\#(base64(prefix + $0.key))", "value": "\#(base64($0.value))", "#
+        + #""mod_revision": "\#(revision)"}"#
     }
     return #"{"header": {"revision": "\#(revision)"}, "kvs": [\#(kvs.joined(separator: ", "))]}"#
   }
@@ -317,7 +318,9 @@ private final class FakeGateway: Sendable {
   static func event(
     key: String, value: String, revision: String, header: String? = nil, prefix: String
   ) -> String {
-    #"{"result": {"header": {"revision": "\#(header ?? revision)"}, "events": [{"kv": {"key": "\#(base64(prefix + key))", "value": "\#(base64(value))", "mod_revision": "\#(revision)"}}]}}"#
+    #"{"result": {"header": {"revision": "\#(header ?? revision)"}, "events": [{"kv": "#
+      + #"{"key": "\#(base64(prefix + key))", "value": "\#(base64(value))", "#
+      + #""mod_revision": "\#(revision)"}}]}}"#
       + "\n"
   }
 }

@@ -68,8 +68,9 @@ struct EtcdGateway: Sendable {
 
   /// The largest revision believed: 2^62.
   ///
-  /// A cluster making a million writes a second reaches it in 146,000 years. A server's number is untrusted input; bounded so, a revision can
-  /// be added to or subtracted from without overflow anywhere.
+  /// A cluster making a million writes a second reaches it in 146,000 years. A server's number
+  /// is untrusted input; bounded so, a revision can be added to or subtracted from without
+  /// overflow anywhere.
   static let largestRevision: Int64 = 1 << 62
 
   /// A revision the gateway sent (a decimal string), `nil` when absent, or a failure when it
@@ -365,8 +366,8 @@ struct EtcdGateway: Sendable {
   /// The next line of a watch, waiting as long as it takes.
   ///
   /// A watch stays silent for as long as nothing changes, so a wait that times out is no
-  /// failure; only the connection's end, an error or the cancellation test is. A line must arrive within three times the timeout of its
-  /// first byte, as a read's whole exchange must.
+  /// failure; only the connection's end, an error or the cancellation test is. A line must
+  /// arrive within three times the timeout of its first byte, as a read's whole exchange must.
   private func nextLine(
     of connection: HTTPConnection, silentSince: inout Date, checkInterval: Double,
     check: () throws(Failure) -> Void, waited: () -> Void

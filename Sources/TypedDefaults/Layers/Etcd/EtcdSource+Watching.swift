@@ -37,7 +37,8 @@ extension EtcdSource {
     ///
     /// A connection reached the server when its full read answered; it held once a message or a
     /// silent wait came ``EtcdSource/healthyConnectionTime`` after its `created` message. A
-    /// streak is a server that accepts and then fails each watch. From ``EtcdSource/loopingThreshold`` on, the source is looping.
+    /// streak is a server that accepts and then fails each watch. From
+    /// ``EtcdSource/loopingThreshold`` on, the source is looping.
     var loopStreak = 0
 
     /// Whether the watch is looping: its server answers, but no watch of it holds.
@@ -465,10 +466,11 @@ extension EtcdSource {
 
   /// How long a watch connection must last to count as holding, in seconds.
   ///
-  /// The longest reconnection delay. A connection that ends sooner is a failure however it ended (an error
-  /// after a `created` message, a compaction, a replaced history, a message above the limit),
-  /// so the next one waits for its backoff.
-  var healthyConnectionTime: Double { options.reconnectDelay.upperBound }
+  /// The longest reconnection delay, at least 0.1 s (so that a `created` message alone never
+  /// counts). A connection that ends sooner is a failure however it ended (an error after a
+  /// `created` message, a compaction, a replaced history, a message above the limit), so the
+  /// next one waits for its backoff.
+  var healthyConnectionTime: Double { max(options.reconnectDelay.upperBound, 0.1) }
 
   /// The watch thread: reads the whole prefix and watches from the revision after it, on one
   /// endpoint, reconnecting with backoff and moving between endpoints, until the watch stops.
@@ -598,9 +600,9 @@ extension EtcdSource {
   private func reportLooping(at index: Int, streak: Int, _ cause: SettingsError) {
     let error = SettingsError(
       .fleetUnavailable, path: Self.shown(endpoints[index]),
-      reason: "The server answers, but \(streak) watch connections in a row failed within "
-        + "\(HTTPConnection.seconds(healthyConnectionTime)) (the last: \(cause.reason)); the layer holds "
-        + "the values of its last full read and reconnects with backoff")
+      reason: "The server answers, but \(streak) watch connections in a row failed before they "
+        + "held for \(HTTPConnection.seconds(healthyConnectionTime)) (the last: \(cause.reason)); "
+        + "the layer holds the values of its last full read and reconnects with backoff")
     state.withLock { state in
       state.lastError = error
       state.status = .offline(lastKnownGoodSavedAt: state.lastKnownGoodSavedAt)
