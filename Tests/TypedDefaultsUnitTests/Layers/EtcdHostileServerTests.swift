@@ -610,6 +610,46 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
     #expect(try offline.read().values == ["a": .string("2")])
   }
 
+  @Test func aDeeplyNestedAnswerIsRefusedNotACrash() throws {
+    // 60,000 nested arrays (120 KB): a recursive decoder without a depth limit overflows its
+    // stack.
+    let nested = String(repeating: "[", count: 60_000) + String(repeating: "]", count: 60_000)
+    let server = try HostileServer {
+      HostileServer.send(
+        FakeGateway.answer(#"{"header": {"revision": "5"}, "kvs": "# + nested + "}"), on: $0)
+    }
+    defer { server.stop() }
+    var options = options()
+    options.maximumResponseSize = 1024 * 1024
+    let source = EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: options)
+    #expect(try source.read().values.isEmpty)
+    let reason = try #require(source.lastError).reason
+    #expect(reason.contains("JSON the gateway doesn't send"), "\(reason)")
+  }
+
+  @Test func aWatchWhoseHeadDripsIsGivenUpAfterThreeTimesTheTimeout() async throws {
+    let gateway = try FakeGateway(
+      range: { _, _ in FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix) },
+      watch: { descriptor, _, _ in
+        // One header byte every 20 ms, until the client goes: a head that never ends.
+        HostileServer.send("HTTP/1.1 200 OK\r\nX-Drip: ", on: descriptor)
+        for _ in 0..<500 {
+          guard HostileServer.send("a", on: descriptor) else { return }
+          usleep(20_000)
+        }
+      })
+    defer { gateway.stop() }
+    let source = EtcdSource(
+      endpoints: [gateway.endpoint], prefix: Self.prefix, options: options(timeout: 0.2))
+    _ = try source.read()
+    source.startWatching(reportingTo: LayerSourceReporter { _ in })
+    defer { source.stopWatching() }
+    let reported = await becomes(within: 15) {
+      source.lastError?.reason.contains("did not finish its answer in time") == true
+    }
+    #expect(reported, "\(source.status), \(String(describing: source.lastError))")
+  }
+
   @Test func aChunkNotEndedByCRLFIsRefused() throws {
     let body = FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix)
     let server = try HostileServer { descriptor in

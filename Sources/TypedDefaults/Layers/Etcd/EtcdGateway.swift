@@ -334,6 +334,9 @@ struct EtcdGateway: Sendable {
     ]
     guard let json = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
     else { throw .badResponse("Cannot encode the watch request") }
+    // The request and the answer's head (and an error's body) are bounded as a read's whole
+    // exchange is: a server dripping a head can't hold the watch; the stream then has no end.
+    connection.deadline = Date().addingTimeInterval(timeout * 3)
     let head = try Self.mapped { () throws(HTTPConnection.Failure) in
       try connection.post(
         pathPrefix + "/v3/watch", body: json, headers: token.map { ["Authorization": $0] } ?? [:])
@@ -342,6 +345,7 @@ struct EtcdGateway: Sendable {
       let body = try Self.mapped { () throws(HTTPConnection.Failure) in try connection.readBody() }
       throw Self.failure(status: head.status, body: body, at: origin)
     }
+    connection.deadline = nil
     // Blank lines don't count as signs of life: only messages end a silence.
     var silentSince = Date()
     while true {
