@@ -395,13 +395,27 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
     #expect(source.revision == 5)
   }
 
-  @Test func aServerSendingGarbageAfterCreatedIsRetriedWithBackoffNotInATightLoop() async throws {
+  /// The watch failures a server can repeat at once, each with what `lastError` then says.
+  static let watchFailures: [(stream: String, reason: String)] = [
+    (FakeGateway.created(revision: "5") + "garbage\n", "isn't the gateway's JSON"),
+    (
+      FakeGateway.created(revision: "5")
+        + #"{"result": {"header": {"revision": "5"}, "compact_revision": "3", "canceled": true}}"#
+        + "\n", "was compacted"
+    ),
+    (FakeGateway.created(revision: "2"), "its data was replaced"),
+    ("", "ended the watch"),
+  ]
+
+  @Test(arguments: 0..<4)
+  func aServerFailingEveryWatchIsRetriedWithBackoffNotInATightLoop(failure: Int) async throws {
+    let (stream, expectedReason) = Self.watchFailures[failure]
     let gateway = try FakeGateway(
       range: { _, _ in FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix) },
       watch: { descriptor, _, _ in
         HostileServer.send(
-          FakeGateway.streamHead + FakeGateway.chunk(FakeGateway.created(revision: "5"))
-            + FakeGateway.chunk("garbage\n"), on: descriptor)
+          FakeGateway.streamHead + (stream.isEmpty ? "" : FakeGateway.chunk(stream)) + "0\r\n\r\n",
+          on: descriptor)
       })
     defer { gateway.stop() }
     let directory = try TemporaryDirectory()
@@ -427,7 +441,9 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
       connections <= Int(elapsed / 0.1) + 1,
       "\(connections) watch connections in \(elapsed) s with a 0.1–0.2 s backoff")
     #expect(source.condition?.hasPrefix("offline") == true, "\(source.status)")
-    #expect(source.lastError?.reason.contains("isn't the gateway's JSON") == true)
+    #expect(
+      source.lastError?.reason.contains(expectedReason) == true,
+      "\(String(describing: source.lastError))")
     // Each connection's full read found the same values: the file wasn't rewritten.
     let nowFile = try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber]
     #expect(nowFile as? NSNumber == savedFile as? NSNumber)
