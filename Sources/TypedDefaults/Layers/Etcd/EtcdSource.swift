@@ -133,6 +133,10 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     case connected(endpoint: URL, revision: Int64)
     /// It reaches no endpoint: its values are those it last applied, or the last known good
     /// file's (saved at `lastKnownGoodSavedAt`, `nil` if it had none).
+    ///
+    /// Also while its server answers but the watch keeps failing before it holds (looping):
+    /// the values are those of the server's last full read, not followed; ``lastError`` says
+    /// why.
     case offline(lastKnownGoodSavedAt: Date?)
 
     /// `connected to http://… at revision 12`, `offline: last known good values of …`.
@@ -230,6 +234,9 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
 
   /// Why the source last failed to reach the fleet (``SettingsError/Code/fleetUnavailable``,
   /// ``SettingsError/Code/fleetAuthenticationFailed``), or `nil` once it has reached it since.
+  ///
+  /// While the server answers but its watches keep failing (looping), the error says so, and
+  /// stays until a watch holds.
   public var lastError: SettingsError? { state.withLock { $0.lastError } }
 
   /// `offline: the last known good values, saved …` or `offline: no values yet` while the
