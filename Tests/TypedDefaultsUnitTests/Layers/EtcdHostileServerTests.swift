@@ -249,7 +249,7 @@ private final class HostileServer: Sendable {
 }
 
 /// A fake etcd gateway on loopback: answers `/v3/kv/range` (and `/v3/auth/authenticate`) with
-/// `range`'s answer and `/v3/watch` with `watch`, each given the request's text and how many
+/// `range`'s answer (a body for an HTTP 200, or a whole response) and `/v3/watch` with `watch`, each given the request's text and how many
 /// requests of its path came before; counts the requests by path.
 private final class FakeGateway: Sendable {
   private let server: HostileServer
@@ -272,7 +272,9 @@ private final class FakeGateway: Sendable {
       if path == "/v3/watch" {
         watch(descriptor, request, earlier)
       } else {
-        HostileServer.send(FakeGateway.answer(range(request, earlier)), on: descriptor)
+        let answer = range(request, earlier)
+        HostileServer.send(
+          answer.hasPrefix("HTTP/1.1") ? answer : FakeGateway.answer(answer), on: descriptor)
       }
     }
   }
@@ -664,6 +666,34 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
       source.lastError?.reason.contains("did not finish its answer in time") == true
     }
     #expect(reported, "\(source.status), \(String(describing: source.lastError))")
+  }
+
+  @Test func aSnapshotCompactedBetweenTwoPagesIsReadAgainAtTheRevisionOfNow() throws {
+    @Sendable func page(_ revision: String, _ values: [String: String], more: Bool) -> String {
+      FakeGateway.rangeBody(revision: revision, values, prefix: Self.prefix)
+        .replacingOccurrences(of: #""kvs""#, with: #""more": \#(more), "kvs""#)
+    }
+    let gateway = try FakeGateway(
+      range: { _, earlier in
+        switch earlier {
+        case 0: page("5", ["a": "1"], more: true)
+        case 1:
+          FakeGateway.answer(
+            #"{"error": "etcdserver: mvcc: required revision has been compacted", "code": 11}"#,
+            status: "400 Bad Request")
+        case 2: page("7", ["a": "2"], more: true)
+        default: page("7", ["b": "3"], more: false)
+        }
+      },
+      watch: { _, _, _ in })
+    defer { gateway.stop() }
+    let source = EtcdSource(
+      endpoints: [gateway.endpoint], prefix: Self.prefix, options: options())
+    #expect(try source.read().values == ["a": .string("2"), "b": .string("3")])
+    #expect(source.revision == 7)
+    let pages = gateway.allRequests.filter { $0.hasPrefix("POST /v3/kv/range") }
+    #expect(pages.count == 4)
+    #expect(pages.last?.contains(#""revision":"7""#) == true, "\(pages.last ?? "")")
   }
 
   @Test func aChunkNotEndedByCRLFIsRefused() throws {

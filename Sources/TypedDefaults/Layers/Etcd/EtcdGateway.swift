@@ -215,6 +215,7 @@ struct EtcdGateway: Sendable {
     var limit = Self.pageSize
     var total = 0
     var pages = 0
+    var restarted = false
     while true {
       pages += 1
       guard pages <= Self.maximumPages else {
@@ -232,6 +233,12 @@ struct EtcdGateway: Sendable {
           isCancelled: isCancelled)
       } catch .messageTooLarge where limit > 1 {
         limit /= 2
+        continue
+      } catch .compacted where snapshot != nil && !restarted {
+        // The snapshot's revision was compacted between two pages: read again, once, at the
+        // revision of now.
+        restarted = true
+        (values, snapshot, start, total) = ([], nil, key, 0)
         continue
       }
       guard let revision = try revision(response.header?.revision, in: "a read") else {
