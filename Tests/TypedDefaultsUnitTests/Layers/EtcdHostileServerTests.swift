@@ -249,8 +249,9 @@ private final class HostileServer: Sendable {
 }
 
 /// A fake etcd gateway on loopback: answers `/v3/kv/range` (and `/v3/auth/authenticate`) with
-/// `range`'s answer (a body for an HTTP 200, or a whole response) and `/v3/watch` with `watch`, each given the request's text and how many
-/// requests of its path came before; counts the requests by path.
+/// `range`'s answer (a body for an HTTP 200, or a whole response) and `/v3/watch` with `watch`,
+/// each given the request's text and how many requests of its path came before; counts the
+/// requests by path.
 private final class FakeGateway: Sendable {
   private let server: HostileServer
   private let counts = Locked<[String: Int]>([:])
