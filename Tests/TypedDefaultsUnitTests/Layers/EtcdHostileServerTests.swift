@@ -697,6 +697,26 @@ private func becomes(within seconds: Double, _ condition: () -> Bool) async -> B
     #expect(pages.last?.contains(#""revision":"7""#) == true, "\(pages.last ?? "")")
   }
 
+  @Test func aReadOfMorePagesThanTheLastKnownGoodFileHoldsIsRefused() throws {
+    // Pages of 20 KB that never end, each moving forward: the read stops at 1.5 × 64 KiB.
+    let value = String(repeating: "v", count: 20_000)
+    let gateway = try FakeGateway(
+      range: { _, earlier in
+        FakeGateway.rangeBody(
+          revision: "5", [String(format: "k%05d", earlier): value], prefix: Self.prefix
+        )
+        .replacingOccurrences(of: #""kvs""#, with: #""more": true, "kvs""#)
+      },
+      watch: { _, _, _ in })
+    defer { gateway.stop() }
+    let source = EtcdSource(
+      endpoints: [gateway.endpoint], prefix: Self.prefix, options: options())
+    #expect(try source.read().values.isEmpty)
+    let reason = try #require(source.lastError).reason
+    #expect(reason.contains("holds more than 98304 bytes under the prefix"), "\(reason)")
+    #expect(gateway.count("/v3/kv/range") == 5)
+  }
+
   @Test func aChunkNotEndedByCRLFIsRefused() throws {
     let body = FakeGateway.rangeBody(revision: "5", ["a": "1"], prefix: Self.prefix)
     let server = try HostileServer { descriptor in

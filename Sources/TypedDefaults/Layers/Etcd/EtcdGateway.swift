@@ -188,8 +188,14 @@ struct EtcdGateway: Sendable {
   /// The most keys asked for in one page of a read.
   static let pageSize = 1000
 
-  /// How many times the response limit a whole read (all its pages) may hold.
-  static let pagesLimitFactor = 4
+  /// The most bytes of keys and values (decoded) a whole read, all its pages, may hold: one and a
+  /// half times the response limit (12 MiB by default), so that they fit the last known good
+  /// file, read back with a bound of 16 MiB (``PropertyListFile/defaultMaximumSize``).
+  var wholeReadLimit: Int {
+    // Saturating: the limit is the app's option, which may be as large as `Int` goes.
+    let (sum, overflow) = maximumResponseSize.addingReportingOverflow(maximumResponseSize / 2)
+    return overflow ? Int.max : sum
+  }
 
   /// The most pages a read may take (ten million keys at full pages): a server answering one
   /// tiny key per page can't keep a read going for long.
@@ -201,7 +207,7 @@ struct EtcdGateway: Sendable {
   /// that revision, each from the key after the last one read, so the pages are one snapshot.
   /// A page whose answer is above the response limit is asked again with half as many keys (a
   /// prefix of large values), down to one key. The keys and values read, all pages together, are
-  /// bounded by ``pagesLimitFactor`` times the limit, the pages by ``maximumPages``, and each
+  /// bounded by ``wholeReadLimit``, the pages by ``maximumPages``, and each
   /// page must move forward, so a server can't make the read endless.
   ///
   /// - Returns: The keys and values, and the revision they were read at.
@@ -250,12 +256,11 @@ struct EtcdGateway: Sendable {
       {
         throw .badResponse("\(origin) answered a page of a read that doesn't follow the last")
       }
-      total += page.reduce(0) { $0 + $1.key.count + $1.value.count }
-      // Saturating: the limit is the app's option, which may be as large as `Int` goes.
-      let (product, overflow) = maximumResponseSize.multipliedReportingOverflow(
-        by: Self.pagesLimitFactor)
-      let readLimit = overflow ? Int.max : product
-      guard total <= readLimit else {
+      let (sum, overflow) = total.addingReportingOverflow(
+        page.reduce(0) { $0 + $1.key.count + $1.value.count })
+      total = sum
+      let readLimit = wholeReadLimit
+      guard !overflow, total <= readLimit else {
         throw .badResponse(
           "\(origin) holds more than \(readLimit) bytes under the prefix, above the limit of a "
             + "read")

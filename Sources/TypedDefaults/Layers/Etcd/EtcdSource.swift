@@ -99,8 +99,8 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     public var timeout: Double = 3
     /// The largest response accepted, in bytes; 8 MiB by default.
     ///
-    /// This bounds each page of a read (a page above it is asked again with fewer keys), a whole
-    /// read at 4 times it, and each watch message: a larger message makes the source read the
+    /// This bounds each page of a read (a page above it is asked again with fewer keys), the
+    /// keys and values of a whole read at one and a half times it, and each watch message: a larger message makes the source read the
     /// whole prefix instead; a larger read is refused as unavailable, so the layer keeps what
     /// it has.
     public var maximumResponseSize = 8 * 1024 * 1024
