@@ -100,9 +100,9 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     /// The largest response accepted, in bytes; 8 MiB by default.
     ///
     /// This bounds each page of a read (a page above it is asked again with fewer keys), the
-    /// keys and values of a whole read at one and a half times it, and each watch message: a larger message makes the source read the
-    /// whole prefix instead; a larger read is refused as unavailable, so the layer keeps what
-    /// it has.
+    /// keys and values of a whole read at one and a half times it, and each watch message: a
+    /// larger message makes the source read the whole prefix instead; a larger read is refused
+    /// as unavailable, so the layer keeps what it has.
     public var maximumResponseSize = 8 * 1024 * 1024
     /// The shortest and longest delay between reconnection rounds, in seconds; 0.1 to 5 by default.
     ///
