@@ -125,12 +125,13 @@ import TypedDefaultsTestSupport
       if case .connected = source.status { return true }
       return false
     }
-    // One revision of 20 values of 8 KiB: a watch message of some 220 KB, above the 64 KiB
-    // limit, and a prefix that only a read in pages can hold.
+    // One revision of 10 values of 8 KiB: a watch message of some 110 KB, above the 64 KiB
+    // limit, and a prefix that only a read in pages can hold (80 KiB of values: below the
+    // whole read's 96 KiB).
     let value = String(repeating: "v", count: 8 * 1024)
     var values: [String: Data] = [:]
     var expected: [String: String] = [:]
-    for index in 1...20 {
+    for index in 1...10 {
       values[Self.prefix + "big\(index)"] = Data(value.utf8)
       expected["big\(index)"] = value
     }

@@ -44,6 +44,9 @@ final class HTTPConnection {
   private var buffer: [UInt8] = []
   /// Where the bytes not consumed start in `buffer`.
   private var bufferStart = 0
+  /// Where each receive lands, reused: a server sending a byte at a time costs no allocation
+  /// per byte.
+  private var receiveBuffer = [UInt8](repeating: 0, count: 16 * 1024)
   /// How far `find` has looked for its pattern in `buffer` without finding it.
   private var scanned = 0
   /// How the body is framed, once the head is read.
@@ -428,9 +431,8 @@ final class HTTPConnection {
   /// Receives more bytes into `buffer`; `false` when the server closed the connection.
   private func receive() throws(Failure) -> Bool {
     try wait(for: Int16(POLLIN))
-    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
     while true {
-      let count = chunk.withUnsafeMutableBytes {
+      let count = receiveBuffer.withUnsafeMutableBytes {
         systemReceive(descriptor, $0.baseAddress!, $0.count)
       }
       if count < 0 {
@@ -442,7 +444,7 @@ final class HTTPConnection {
         throw Failure(reason: "Cannot receive from \(origin): \(POSIX.lastError)")
       }
       if count == 0 { return false }
-      buffer += chunk[..<count]
+      buffer += receiveBuffer[..<count]
       // A line being read starts its clock with its first byte, framing included.
       if lineTimeLimit != nil { startLineClock() }
       return true
