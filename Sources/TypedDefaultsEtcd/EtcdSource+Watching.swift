@@ -30,6 +30,21 @@ extension EtcdSource {
     var wake = DispatchSemaphore(value: 0)
     /// Whether a save of the last known good file is scheduled and hasn't taken its snapshot.
     var saveScheduled = false
+    /// The values the last known good file holds (last saved or loaded), `nil` if unknown: a
+    /// save of the same values is skipped.
+    var savedValues: [String: PropertyListValue]?
+    /// Whether values were applied since the last save took its snapshot.
+    var needsSave = false
+    /// How many watch connections in a row reached the server and failed before they held.
+    ///
+    /// A connection reached the server when its full read answered; it held once a message or a
+    /// silent wait came ``EtcdSource/healthyConnectionTime`` after its `created` message. A
+    /// streak is a server that accepts and then fails each watch. From
+    /// ``EtcdSource/loopingThreshold`` on, the source is looping.
+    var loopStreak = 0
+
+    /// Whether the watch is looping: its server answers, but no watch of it holds.
+    var isLooping: Bool { loopStreak >= EtcdSource.loopingThreshold }
 
     /// The layer's contents: the values, and the problems to report.
     var contents: LayerContents {
@@ -114,17 +129,14 @@ extension EtcdSource {
   }
 
   /// Reads the whole prefix from the first endpoint that answers (starting with the current
-  /// one), applies it, reporting the keys that changed, and saves the last known good file.
+  /// one), makes it the endpoint to use, applies what it read (see
+  /// ``applyAll(_:revision:from:appliedBefore:)``), reporting the keys that changed, and saves
+  /// the last known good file.
   ///
   /// - Returns: `nil` on success, or the error naming the endpoints tried.
   ///
-  /// - Parameters:
-  ///   - acceptingOlder: Whether a read at a revision below the one applied replaces it (see
-  ///     ``applyAll(_:revision:from:acceptingOlder:)``); `true` by default.
-  ///   - isCancelled: Ends the requests early.
-  func fullRead(
-    acceptingOlder: Bool = true, isCancelled: @escaping () -> Bool
-  ) -> SettingsError? {
+  /// - Parameter isCancelled: Ends the requests early.
+  func fullRead(isCancelled: @escaping () -> Bool) -> SettingsError? {
     guard !endpoints.isEmpty else {
       let error = SettingsError(.fleetUnavailable, reason: "The source has no endpoint")
       state.withLock { state in
@@ -138,12 +150,14 @@ extension EtcdSource {
     for step in 0..<endpoints.count {
       let index = (first + step) % endpoints.count
       do {
+        let appliedBefore = state.withLock { $0.revision }
         let (entries, revision) = try withToken(at: index, isCancelled: isCancelled) {
           token throws(EtcdGateway.Failure) in
           try gateway(index).range(
             key: prefixBytes, rangeEnd: rangeEnd, token: token, isCancelled: isCancelled)
         }
-        applyAll(entries, revision: revision, from: index, acceptingOlder: acceptingOlder)
+        state.withLock { $0.endpointIndex = index }
+        applyAll(entries, revision: revision, from: index, appliedBefore: appliedBefore)
         return nil
       } catch .cancelled {
         return nil
@@ -233,15 +247,21 @@ extension EtcdSource {
 
   /// Replaces the values with a full read, reporting the keys that changed.
   ///
+  /// The read replaces the whole layer (a key it doesn't hold is gone), unless a watch event or
+  /// another read overtook it: a read at revision `R` is applied when `R` is at least the
+  /// revision applied now, or below the one applied when the read was sent (`appliedBefore`).
+  /// Below that, the server's history is not the one the layer followed (a linearizable read
+  /// is never older than what was committed before it was sent): its data was replaced, and
+  /// what it holds now is the truth. Between the two, what the layer holds is newer than the
+  /// read, which is dropped.
+  ///
   /// - Parameters:
   ///   - entries: The keys and values read.
   ///   - revision: The revision they were read at.
   ///   - index: The endpoint that answered.
-  ///   - acceptingOlder: Whether a read at a revision below the one applied replaces it (after
-  ///     the server's data was replaced); otherwise such a read, which a watch event overtook,
-  ///     is dropped.
+  ///   - appliedBefore: The revision applied when the read was sent.
   private func applyAll(
-    _ entries: [EtcdGateway.KeyValue], revision: Int64, from index: Int, acceptingOlder: Bool
+    _ entries: [EtcdGateway.KeyValue], revision: Int64, from index: Int, appliedBefore: Int64
   ) {
     var values: [String: PropertyListValue] = [:]
     var problems: [String: SettingsError] = [:]
@@ -264,15 +284,19 @@ extension EtcdSource {
     }
     let changed = state.withLock { state -> (keys: [String]?, reporter: LayerSourceReporter?)? in
       // A read a watch event overtook holds older values: what the layer has is newer.
-      guard acceptingOlder || revision >= state.revision else { return nil }
+      guard revision >= state.revision || revision < appliedBefore else { return nil }
       let keys = Set(state.values.keys).union(values.keys).filter { state.values[$0] != values[$0] }
       let newProblems = Set(problems.keys).subtracting(state.problems.keys)
       state.values = values
       state.problems = problems
       state.revision = revision
-      state.status = .connected(endpoint: endpoints[index], revision: revision)
+      state.needsSave = true
+      // A looping server's reads are applied, but it isn't followed: the status says so.
+      if !state.isLooping {
+        state.status = .connected(endpoint: endpoints[index], revision: revision)
+        state.lastError = nil
+      }
       state.endpointIndex = index
-      state.lastError = nil
       state.cacheProblem = nil
       // A problem that names no setting is reported by a read of the whole layer.
       let reports = newProblems.contains { $0.hasPrefix("\u{0}") } ? nil : keys.sorted()
@@ -343,7 +367,10 @@ extension EtcdSource {
         }
       }
       state.revision = max(state.revision, lastRevision)
-      state.status = .connected(endpoint: endpoints[index], revision: state.revision)
+      state.needsSave = true
+      if !state.isLooping {
+        state.status = .connected(endpoint: endpoints[index], revision: state.revision)
+      }
       return (reportsAll ? nil : keys, state.reporter)
     }
     if let keys = changed.keys {
@@ -365,25 +392,67 @@ extension EtcdSource {
     }
     guard schedules else { return }
     saveQueue.asyncAfter(deadline: .now() + Self.lastKnownGoodSaveDelay) { [self] in
+      savePending()
+    }
+  }
+
+  /// Makes the save that is scheduled now, if one is (on the save queue).
+  private func savePending() {
+    let due = state.withLock { state in
+      defer { state.saveScheduled = false }
+      return state.saveScheduled
+    }
+    if due { saveLastKnownGood() }
+  }
+
+  /// Saves the last known good file now if values were applied since the last save, waiting
+  /// for the save (and for any save under way, such as a full read's).
+  ///
+  /// What the layer applied is on disk when this returns; a save scheduled is made now, and
+  /// the scheduled one then finds nothing to do. Called as the watch stops, as the source goes,
+  /// and at the process's normal exit; from the save queue itself (the source released by its
+  /// last scheduled save), it saves directly rather than wait for itself.
+  func flushLastKnownGood() {
+    guard cache != nil, savesLastKnownGood,
+      state.withLock({ $0.needsSave || $0.saveScheduled })
+    else { return }
+    let flush = { [self] in
       state.withLock { $0.saveScheduled = false }
       saveLastKnownGood()
     }
+    if DispatchQueue.getSpecific(key: Self.saveQueueKey) == true {
+      flush()
+    } else {
+      saveQueue.sync(execute: flush)
+    }
   }
+
+  /// Marks the save queue, so that a flush can tell it runs on it.
+  static let saveQueueKey = DispatchSpecificKey<Bool>()
 
   /// How long a change waits for others to share its save of the last known good file, in
   /// seconds.
   static let lastKnownGoodSaveDelay = 0.1
 
-  /// Saves what the layer holds to the last known good file now; a failure is a diagnostic (the
-  /// next change tries again).
+  /// Saves what the layer holds to the last known good file now, unless the file holds these
+  /// values already (a read that changed nothing, or a revision moved by keys of other
+  /// prefixes, doesn't rewrite and `fsync` it); a failure is a diagnostic (the next change
+  /// tries again).
   private func saveLastKnownGood() {
     guard let cache, savesLastKnownGood else { return }
-    let snapshot = state.withLock { state in
-      EtcdLastKnownGood.Snapshot(values: state.values, revision: state.revision, savedAt: Date())
+    let snapshot = state.withLock { state -> EtcdLastKnownGood.Snapshot? in
+      state.needsSave = false
+      guard state.values != state.savedValues else { return nil }
+      return EtcdLastKnownGood.Snapshot(
+        values: state.values, revision: state.revision, savedAt: Date())
     }
+    guard let snapshot else { return }
     do {
       try cache.save(snapshot)
-      state.withLock { $0.lastKnownGoodSavedAt = snapshot.savedAt }
+      state.withLock { state in
+        state.lastKnownGoodSavedAt = snapshot.savedAt
+        state.savedValues = snapshot.values
+      }
     } catch {
       SettingsDiagnostics.report(
         SettingsDiagnostic(
@@ -392,33 +461,59 @@ extension EtcdSource {
     }
   }
 
-  /// The watch thread: watches from the revision after the last applied, reconnecting with
-  /// backoff and moving between endpoints, until the watch stops.
+  /// How many watch connections in a row may reach the server and fail early before the source
+  /// reports it as looping (``Status/offline(lastKnownGoodSavedAt:)``, with ``lastError``
+  /// saying why).
+  static let loopingThreshold = 3
+
+  /// How long a watch connection must last to count as holding, in seconds.
+  ///
+  /// The longest reconnection delay, at least 0.1 s (so that a `created` message alone never
+  /// counts). A connection that ends sooner is a failure however it ended (an error after a
+  /// `created` message, a compaction, a replaced history, a message above the limit), so the
+  /// next one waits for its backoff.
+  var healthyConnectionTime: Double { max(options.reconnectDelay.upperBound, 0.1) }
+
+  /// The watch thread: reads the whole prefix and watches from the revision after it, on one
+  /// endpoint, reconnecting with backoff and moving between endpoints, until the watch stops.
+  ///
+  /// The resume rule: every watch connection starts with a full read of the prefix from the
+  /// endpoint it watches, which replaces the layer's content, so a server whose history was
+  /// replaced (a rebuilt cluster, at a higher or a lower revision) is never mixed with the one
+  /// the layer followed, and a watcher that fell behind (a catch-up above the response limit)
+  /// catches up by the read rather than by the watch. See Docs/Design.md, "Fleet source states".
   func watchLoop(generation: UInt64) {
     let isCancelled: @Sendable () -> Bool = { [weak self] in
       self?.state.withLock { $0.generation != generation } ?? true
     }
     let wake = state.withLock { $0.wake }
-    // A store that opened offline, or with values from the file, reads everything first.
-    var needsFullRead = state.withLock { state in
-      if case .connected = state.status { return false }
-      return true
-    }
     var failedRounds = 0
     var failuresInRound: [SettingsError] = []
     while !isCancelled() {
-      let index = state.withLock { $0.endpointIndex }
+      var reachedServer = false
+      var createdAt: Date?
+      var held = false
+      var index = state.withLock { $0.endpointIndex }
       do {
-        if needsFullRead {
-          if let error = fullRead(isCancelled: isCancelled) {
-            if isCancelled() { return }
-            throw error
-          }
-          needsFullRead = false
-          failedRounds = 0
-          failuresInRound = []
+        // Connecting: the whole prefix, from the first endpoint that answers.
+        if let error = fullRead(isCancelled: isCancelled) {
+          if isCancelled() { return }
+          throw error
         }
-        let from = state.withLock { $0.revision } + 1
+        reachedServer = true
+        failedRounds = 0
+        failuresInRound = []
+        index = state.withLock { $0.endpointIndex }
+        let from = min(state.withLock { $0.revision }, EtcdGateway.largestRevision) + 1
+        // Held once a message or a silent wait comes that long after `created`: a server that
+        // drips a message that never ends doesn't hold.
+        let healthy = { [self] in
+          guard !held, let createdAt,
+            Date().timeIntervalSince(createdAt) >= healthyConnectionTime
+          else { return }
+          held = true
+          markHolding(at: index)
+        }
         try withToken(at: index, isCancelled: isCancelled) { token throws(EtcdGateway.Failure) in
           let gateway = gateway(index)
           try gateway.watch(
@@ -427,38 +522,48 @@ extension EtcdSource {
             check: { () throws(EtcdGateway.Failure) in
               try gateway.check(key: prefixBytes, token: token, isCancelled: isCancelled)
             },
-            isCancelled: isCancelled
+            isCancelled: isCancelled,
+            waited: healthy
           ) { message in
             if message.created {
+              createdAt = createdAt ?? Date()
               state.withLock { state in
+                guard !state.isLooping else { return }
                 state.lastError = nil
                 state.status = .connected(endpoint: endpoints[index], revision: state.revision)
               }
-              failedRounds = 0
-              failuresInRound = []
             }
             apply(message, from: index)
+            healthy()
           }
         }
       } catch let error as EtcdGateway.Failure {
         if case .cancelled = error { return }
-        switch error {
-        case .compacted, .historyReplaced:
-          needsFullRead = true
-          continue
-        default: break
-        }
         failuresInRound.append(settingsError(error, at: index))
       } catch let error as SettingsError {
         // A full read that reached no endpoint: a whole round failed.
-        failuresInRound = [error]
-        failuresInRound.append(contentsOf: Array(repeating: error, count: endpoints.count - 1))
+        failuresInRound = Array(repeating: error, count: max(1, endpoints.count))
       } catch {}
       if isCancelled() { return }
+      let lastError = Self.combined(failuresInRound)
+      if reachedServer {
+        // The server answered, and its watch ended: unless it held, that's a failure too, and
+        // the next connection waits for its backoff (never a tight loop of full reads).
+        let streak = state.withLock { state -> Int in
+          state.loopStreak = held ? 0 : state.loopStreak + 1
+          state.endpointIndex = (index + 1) % max(1, endpoints.count)
+          return state.loopStreak
+        }
+        failuresInRound = []
+        guard streak > 0 else { continue }
+        if streak >= Self.loopingThreshold { reportLooping(at: index, streak: streak, lastError) }
+        _ = wake.wait(
+          timeout: .now() + Self.backoff(round: streak - 1, within: options.reconnectDelay))
+        continue
+      }
       // The next endpoint; after a round in which none answered, the source is offline, and
       // waits before the next round.
       let roundFailed = failuresInRound.count >= endpoints.count
-      let lastError = Self.combined(failuresInRound)
       state.withLock { state in
         state.endpointIndex = (index + 1) % max(1, endpoints.count)
         if roundFailed {
@@ -478,6 +583,35 @@ extension EtcdSource {
         }
         _ = wake.wait(timeout: .now() + delay)
       }
+    }
+  }
+
+  /// The watch at `index` has held for ``healthyConnectionTime``: the source is connected, and
+  /// a streak of failed connections ends.
+  private func markHolding(at index: Int) {
+    state.withLock { state in
+      guard state.loopStreak > 0 else { return }
+      state.loopStreak = 0
+      state.lastError = nil
+      state.status = .connected(endpoint: endpoints[index], revision: state.revision)
+    }
+  }
+
+  /// Reports a looping server: offline in ``status`` (it isn't followed), why in ``lastError``,
+  /// and a diagnostic as the streak reaches ``loopingThreshold``.
+  private func reportLooping(at index: Int, streak: Int, _ cause: SettingsError) {
+    let error = SettingsError(
+      .fleetUnavailable, path: Self.shown(endpoints[index]),
+      reason: "The server answers, but \(streak) watch connections in a row failed before they "
+        + "held for \(HTTPConnection.seconds(healthyConnectionTime)) (the last: \(cause.reason)); "
+        + "the layer holds the values of its last full read and reconnects with backoff")
+    state.withLock { state in
+      state.lastError = error
+      state.status = .offline(lastKnownGoodSavedAt: state.lastKnownGoodSavedAt)
+    }
+    if streak == Self.loopingThreshold {
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(kind: .layerSourceProblem, key: nil, backend: name, message: "\(error)"))
     }
   }
 

@@ -43,10 +43,17 @@ import TypedDefaultsLayers
 /// problems (a `layerSourceProblem` diagnostic carrying a ``SettingsError/Code/fleetUnavailable``
 /// or ``SettingsError/Code/fleetAuthenticationFailed`` error; ``lastError``, ``status``). The
 /// watch reconnects with a bounded exponential backoff with jitter (``Options/reconnectDelay``),
-/// moving to the next endpoint on each failure, and resumes from the revision after the last
-/// one it applied, so no change made while it was away is lost; if that revision was
-/// compacted, or the server's data was replaced (its revision is below the source's), it reads
-/// the whole prefix again and reports exactly the keys that changed. A watch silent for
+/// moving to the next endpoint on each failure. Each watch connection starts with a read of the
+/// whole prefix from the endpoint it watches, which replaces the layer's content (reporting
+/// exactly the keys that changed), and watches from the revision after it: no change made while
+/// it was away is lost, and a cluster rebuilt meanwhile (whose revisions mean nothing in the old
+/// history, higher or lower) is never mixed with the one the layer followed. A watch message
+/// above ``Options/maximumResponseSize`` (a watcher that fell behind) is caught up the same way,
+/// by a read in pages. A connection that fails before it held (an error after the server
+/// accepted the watch, a compaction, a message never finished) waits for its backoff too, and
+/// a server whose watches keep failing so is reported as offline, with ``lastError`` saying
+/// why. Nothing a server sends is trusted: numbers are bounded, its error texts are never
+/// quoted. See the "Fleet configuration" article, "Fleet source states". A watch silent for
 /// ``Options/watchCheckInterval`` seconds checks that its endpoint still answers, so a frozen
 /// member is left. A token the server no longer accepts (expired, or invalidated by a password
 /// change) is renewed once per failure. Every response is bounded
@@ -94,7 +101,10 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     public var timeout: Double = 3
     /// The largest response accepted, in bytes; 8 MiB by default.
     ///
-    /// This bounds a whole read, and each watch message. A larger one is refused as unavailable, so the layer keeps what it has.
+    /// This bounds each page of a read (a page above it is asked again with fewer keys), the
+    /// keys and values of a whole read at one and a half times it, and each watch message: a
+    /// larger message makes the source read the whole prefix instead; a larger read is refused
+    /// as unavailable, so the layer keeps what it has.
     public var maximumResponseSize = 8 * 1024 * 1024
     /// The shortest and longest delay between reconnection rounds, in seconds; 0.1 to 5 by default.
     ///
@@ -125,6 +135,10 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     case connected(endpoint: URL, revision: Int64)
     /// It reaches no endpoint: its values are those it last applied, or the last known good
     /// file's (saved at `lastKnownGoodSavedAt`, `nil` if it had none).
+    ///
+    /// Also while its server answers but the watch keeps failing before it holds (looping):
+    /// the values are those of the server's last full read, not followed; ``lastError`` says
+    /// why.
     case offline(lastKnownGoodSavedAt: Date?)
 
     /// `connected to http://… at revision 12`, `offline: last known good values of …`.
@@ -206,9 +220,15 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     self.lastKnownGoodFile = lastKnownGoodFile
     self.options = options
     cache = lastKnownGoodFile.map { EtcdLastKnownGood(url: $0, prefix: prefix) }
+    saveQueue.setSpecific(key: Self.saveQueueKey, value: true)
+    if cache != nil, savesLastKnownGood {
+      // A normal exit saves what the watch applied in its last 100 ms.
+      ExitHandlers.register(self) { [weak self] in self?.flushLastKnownGood() }
+    }
   }
 
   deinit {
+    ExitHandlers.unregister(self)
     stopWatching()
   }
 
@@ -217,6 +237,9 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
 
   /// Why the source last failed to reach the fleet (``SettingsError/Code/fleetUnavailable``,
   /// ``SettingsError/Code/fleetAuthenticationFailed``), or `nil` once it has reached it since.
+  ///
+  /// While the server answers but its watches keep failing (looping), the error says so, and
+  /// stays until a watch holds.
   public var lastError: SettingsError? { state.withLock { $0.lastError } }
 
   /// `offline: the last known good values, saved …` or `offline: no values yet` while the
@@ -290,7 +313,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     let outcome: SettingsError? = await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
         continuation.resume(
-          returning: self.fullRead(acceptingOlder: false, isCancelled: { false }))
+          returning: self.fullRead(isCancelled: { false }))
       }
     }
     if let outcome { throw outcome }
@@ -342,8 +365,10 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     state.withLock { state in
       if let cached {
         state.values = cached.values
-        state.revision = cached.revision
+        // The file's number is as untrusted as a server's.
+        state.revision = min(max(0, cached.revision), EtcdGateway.largestRevision)
         state.lastKnownGoodSavedAt = cached.savedAt
+        state.savedValues = cached.values
       }
       state.cacheProblem = cacheProblem
       state.status = .offline(lastKnownGoodSavedAt: cached?.savedAt)
@@ -370,7 +395,8 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
     thread.start()
   }
 
-  /// Stops the background watch: its connection closes within 100 ms.
+  /// Stops the background watch: its connection closes within 100 ms, and the last known good
+  /// file is saved with what the watch applied before this returns.
   public func stopWatching() {
     let wake = state.withLock { state -> DispatchSemaphore? in
       guard state.isWatching else { return nil }
@@ -380,6 +406,7 @@ public final class EtcdSource: LayerSource, CustomStringConvertible, CustomRefle
       return state.wake
     }
     wake?.signal()
+    flushLastKnownGood()
   }
 
   /// ``RecordedLayerSource/etcd(endpoints:prefix:user:lastKnownGoodFile:)``: the endpoints

@@ -28,6 +28,8 @@ final class HTTPConnection {
     var reason: String
     /// Whether it was the cancellation test that ended the exchange.
     var wasCancelled = false
+    /// Whether the response (or a streamed message) was larger than the limit.
+    var isOversized = false
     var description: String { reason }
   }
 
@@ -39,8 +41,15 @@ final class HTTPConnection {
 
   private var descriptor: Int32
   private let origin: String
-  /// Bytes received and not yet consumed.
+  /// Bytes received: those from `bufferStart` on are not consumed yet.
   private var buffer: [UInt8] = []
+  /// Where the bytes not consumed start in `buffer`.
+  private var bufferStart = 0
+  /// Where each receive lands, reused: a server sending a byte at a time costs no allocation
+  /// per byte.
+  private var receiveBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+  /// How far `find` has looked for its pattern in `buffer` without finding it.
+  private var scanned = 0
   /// How the body is framed, once the head is read.
   private var framing = Framing.toEnd
   /// Body bytes delivered so far.
@@ -59,7 +68,14 @@ final class HTTPConnection {
 
   private enum Framing {
     case length(Int)
-    case chunked(remainingInChunk: Int, atTrailer: Bool)
+    /// Before a chunk's size line.
+    case chunkSize
+    /// Inside a chunk's data, `remaining` bytes of it to come.
+    case chunkData(remaining: Int)
+    /// After a chunk's data, before the CRLF that must end it.
+    case chunkEnd
+    /// After the last (empty) chunk: trailer lines up to an empty one.
+    case trailer
     case toEnd
   }
 
@@ -105,7 +121,8 @@ final class HTTPConnection {
   ///   - path: The request target, such as `/v3/kv/range`.
   ///   - body: The request body (JSON).
   ///   - headers: Extra headers.
-  /// - Returns: The status and headers; read the body with ``readBody()`` or ``readLine()``.
+  /// - Returns: The status and headers; read the body with ``readBody()`` or
+  ///   ``readLine(lineLimit:timeLimit:)``.
   /// - Throws: ``Failure`` when the request can't be sent or no valid head arrives in time.
   func post(_ path: String, body: Data, headers: [String: String] = [:]) throws(Failure) -> Head {
     var request = "POST \(path) HTTP/1.1\r\nHost: \(origin)\r\n"
@@ -142,18 +159,18 @@ final class HTTPConnection {
     let limit = 64 * 1024
     var end: Int?
     while end == nil {
-      end = Self.find([13, 10, 13, 10], in: buffer)
+      end = find([13, 10, 13, 10])
       if end != nil { break }
-      guard buffer.count < limit else {
+      guard buffered < limit else {
         throw Failure(reason: "\(origin) sent a response head larger than 64 KiB")
       }
       guard try receive() else {
         throw Failure(reason: "\(origin) closed the connection before it answered")
       }
     }
-    let headBytes = buffer[..<end!]
-    buffer.removeFirst(end! + 4)
+    let headBytes = buffer[bufferStart..<end!]
     let text = String(decoding: headBytes, as: UTF8.self)
+    consume(through: end! + 4)
     var lines = text.components(separatedBy: "\r\n")
     let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
     guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."),
@@ -168,15 +185,16 @@ final class HTTPConnection {
       headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
     if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
-      framing = .chunked(remainingInChunk: 0, atTrailer: false)
+      framing = .chunkSize
     } else if let length = headers["content-length"] {
+      // The server's text isn't quoted: a message shows only what this client decided.
       guard let count = Int(length), count >= 0 else {
-        throw Failure(reason: "\(origin) sent an invalid Content-Length '\(length)'")
+        throw Failure(reason: "\(origin) sent an invalid Content-Length")
       }
       guard count <= maximumBodySize else {
         throw Failure(
           reason: "\(origin) announced a response of \(count) bytes, above the limit of "
-            + "\(maximumBodySize) bytes")
+            + "\(maximumBodySize) bytes", isOversized: true)
       }
       framing = .length(count)
       bodyEnded = count == 0
@@ -200,116 +218,186 @@ final class HTTPConnection {
 
   /// Reads the body up to the next line feed, for a streamed response of one JSON text per line.
   ///
-  /// - Parameter lineLimit: The longest line accepted, in bytes.
+  /// Linear in the bytes received, however they are cut: each byte is looked at once for a line
+  /// feed, and consumed bytes are dropped in amortized constant time. A line's time is bounded:
+  /// from its first byte, the whole line must arrive within `timeLimit` seconds, so a server
+  /// dripping bytes can't keep a message (and the watch's silence check) pending forever.
+  ///
+  /// - Parameters:
+  ///   - lineLimit: The longest line accepted, in bytes.
+  ///   - timeLimit: The longest a line may take from its first byte, in seconds.
   /// - Returns: The line without its line feed; `nil` once the body ended (a last line without a
   ///   line feed is returned first).
-  /// - Throws: ``Failure`` when the stream fails, a line exceeds `lineLimit`, or the wait is
-  ///   cancelled.
-  func readLine(lineLimit: Int) throws(Failure) -> [UInt8]? {
+  /// - Throws: ``Failure`` when the stream fails, a line exceeds `lineLimit` or `timeLimit`, or
+  ///   the wait is cancelled. A wait for the next line that times out ("did not answer") keeps
+  ///   what arrived of the line for the next call.
+  func readLine(lineLimit: Int, timeLimit: Double) throws(Failure) -> [UInt8]? {
+    lineTimeLimit = timeLimit
     while true {
-      if let newline = pendingLine.firstIndex(of: 10) {
-        let line = Array(pendingLine[..<newline])
-        pendingLine.removeFirst(newline + 1)
+      if let newline = pendingLine[max(pendingStart, lineScanned)...].firstIndex(of: 10) {
+        let line = Array(pendingLine[pendingStart..<newline])
+        pendingStart = newline + 1
+        lineScanned = pendingStart
+        if pendingStart == pendingLine.count {
+          pendingLine.removeAll(keepingCapacity: true)
+          pendingStart = 0
+          lineScanned = 0
+        } else if pendingStart >= 4096, pendingStart * 2 >= pendingLine.count {
+          pendingLine.removeSubrange(..<pendingStart)
+          pendingStart = 0
+          lineScanned = 0
+        }
+        lineDeadline = nil
+        if pendingStart < pendingLine.count { startLineClock() }
         return line
       }
-      guard pendingLine.count <= lineLimit else {
+      lineScanned = pendingLine.count
+      let pending = pendingLine.count - pendingStart
+      guard pending <= lineLimit else {
         throw Failure(
-          reason: "\(origin) sent a message larger than the limit of \(lineLimit) bytes")
+          reason: "\(origin) sent a message larger than the limit of \(lineLimit) bytes",
+          isOversized: true)
       }
+      if pending > 0 { startLineClock() }
       guard let piece = try nextBodyBytes(countingTowardsLimit: false) else {
-        if pendingLine.isEmpty { return nil }
-        defer { pendingLine = [] }
-        return pendingLine
+        lineDeadline = nil
+        if pending == 0 { return nil }
+        defer {
+          pendingLine = []
+          pendingStart = 0
+          lineScanned = 0
+        }
+        return Array(pendingLine[pendingStart...])
       }
       pendingLine += piece
     }
   }
+  /// What arrived of the current line, from `pendingStart` on (and, after a piece with several
+  /// lines, of the next ones).
   private var pendingLine: [UInt8] = []
+  /// Where the current line starts in `pendingLine`.
+  private var pendingStart = 0
+  /// How much of `pendingLine` is known to hold no line feed.
+  private var lineScanned = 0
+  /// When the line being received must be complete; `nil` while none is.
+  private var lineDeadline: Date?
+  /// Seconds a line may take from its first byte.
+  private var lineTimeLimit: Double?
+
+  /// Starts the current line's clock, unless it runs.
+  private func startLineClock() {
+    guard lineDeadline == nil, let lineTimeLimit else { return }
+    lineDeadline = Date().addingTimeInterval(lineTimeLimit)
+  }
 
   /// The next decoded bytes of the body; `nil` at its end.
   private func nextBodyBytes(countingTowardsLimit: Bool = true) throws(Failure) -> [UInt8]? {
     while !bodyEnded {
       switch framing {
       case .length(let total):
-        if buffer.isEmpty, !(try receive()) {
+        if buffered == 0, !(try receive()) {
           throw Failure(reason: "\(origin) closed the connection in the middle of its answer")
         }
-        let take = min(buffer.count, total - bodyBytesRead)
-        let piece = Array(buffer[..<take])
-        buffer.removeFirst(take)
+        let take = min(buffered, total - bodyBytesRead)
+        let piece = Array(buffer[bufferStart..<bufferStart + take])
+        consume(through: bufferStart + take)
         bodyBytesRead += take
         if bodyBytesRead == total { bodyEnded = true }
         return piece
       case .toEnd:
-        if buffer.isEmpty, !(try receive()) {
+        if buffered == 0, !(try receive()) {
           bodyEnded = true
           return nil
         }
-        let piece = buffer
-        buffer = []
+        let piece = Array(buffer[bufferStart...])
+        consume(through: buffer.count)
         try count(piece.count, towardsLimit: countingTowardsLimit)
         return piece
-      case .chunked(let remaining, let atTrailer):
-        if atTrailer {
-          // The trailer section ends with an empty line.
-          guard let end = Self.find([13, 10], in: buffer) else {
-            guard buffer.count < 64 * 1024, try receive() else {
-              throw Failure(reason: "\(origin) ended a chunked answer without its last line")
-            }
-            continue
-          }
-          buffer.removeFirst(end + 2)
-          if end == 0 { bodyEnded = true }
-          continue
-        }
-        if remaining == 0 {
-          guard let end = Self.find([13, 10], in: buffer) else {
-            guard buffer.count < 1024 else {
-              throw Failure(reason: "\(origin) sent a malformed chunk size")
-            }
-            guard try receive() else {
-              throw Failure(reason: "\(origin) closed the connection in the middle of its answer")
-            }
-            continue
-          }
-          let line = String(decoding: buffer[..<end], as: UTF8.self)
-          let sizeText = line.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-          guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16),
-            size >= 0
-          else {
-            throw Failure(reason: "\(origin) sent a malformed chunk size '\(line)'")
-          }
-          // Bounded before any arithmetic: a size near Int.max must not overflow below.
-          guard size <= maximumBodySize else {
-            throw Failure(
-              reason: "\(origin) announced a chunk of \(size) bytes, above the limit of "
-                + "\(maximumBodySize) bytes")
-          }
-          buffer.removeFirst(end + 2)
-          if size == 0 {
-            framing = .chunked(remainingInChunk: 0, atTrailer: true)
-          } else {
-            framing = .chunked(remainingInChunk: size + 2, atTrailer: false)  // with its CRLF
+      case .trailer:
+        // The trailer section ends with an empty line.
+        guard let end = find([13, 10]) else {
+          guard buffered < 64 * 1024, try receive() else {
+            throw Failure(reason: "\(origin) ended a chunked answer without its last line")
           }
           continue
         }
-        if buffer.isEmpty, !(try receive()) {
+        if end == bufferStart { bodyEnded = true }
+        consume(through: end + 2)
+      case .chunkSize:
+        guard let end = find([13, 10]) else {
+          guard buffered < 1024 else {
+            throw Failure(reason: "\(origin) sent a malformed chunk size")
+          }
+          guard try receive() else {
+            throw Failure(reason: "\(origin) closed the connection in the middle of its answer")
+          }
+          continue
+        }
+        guard let size = Self.chunkSize(buffer[bufferStart..<end]) else {
+          throw Failure(reason: "\(origin) sent a malformed chunk size")
+        }
+        // Bounded before any use: a size near Int.max must not overflow anything.
+        guard size <= maximumBodySize else {
+          throw Failure(
+            reason: "\(origin) announced a chunk of \(size) bytes, above the limit of "
+              + "\(maximumBodySize) bytes", isOversized: true)
+        }
+        consume(through: end + 2)
+        framing = size == 0 ? .trailer : .chunkData(remaining: size)
+      case .chunkData(let remaining):
+        if buffered == 0, !(try receive()) {
           throw Failure(reason: "\(origin) closed the connection in the middle of its answer")
         }
-        let take = min(buffer.count, remaining)
-        var piece = Array(buffer[..<take])
-        buffer.removeFirst(take)
-        let left = remaining - take
-        // Drop the chunk's closing CRLF (the last two bytes of `remaining`).
-        let dataLeftBefore = max(0, remaining - 2)
-        piece = Array(piece.prefix(dataLeftBefore))
-        framing = .chunked(remainingInChunk: left, atTrailer: false)
-        if piece.isEmpty { continue }
+        let take = min(buffered, remaining)
+        let piece = Array(buffer[bufferStart..<bufferStart + take])
+        consume(through: bufferStart + take)
+        framing = take == remaining ? .chunkEnd : .chunkData(remaining: remaining - take)
         try count(piece.count, towardsLimit: countingTowardsLimit)
         return piece
+      case .chunkEnd:
+        // A chunk's data ends with CRLF; anything else means the framing is lost.
+        while buffered < 2 {
+          guard try receive() else {
+            throw Failure(reason: "\(origin) closed the connection in the middle of its answer")
+          }
+        }
+        guard buffer[bufferStart] == 13, buffer[bufferStart + 1] == 10 else {
+          throw Failure(reason: "\(origin) sent a chunk not ended by CRLF")
+        }
+        consume(through: bufferStart + 2)
+        framing = .chunkSize
       }
     }
     return nil
+  }
+
+  /// The size a chunk's size line announces, read from its bytes; `nil` when malformed.
+  ///
+  /// The line holds hexadecimal digits, optional spaces and an optional `;` extension. Digits
+  /// past 15 (more than `Int` holds) are malformed, so the arithmetic can't overflow.
+  private static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
+    var size = 0
+    var digits = 0
+    var index = line.startIndex
+    while index < line.endIndex, line[index] == 32 || line[index] == 9 { index += 1 }
+    while index < line.endIndex {
+      let byte = line[index]
+      let digit: Int
+      switch byte {
+      case 48...57: digit = Int(byte) - 48
+      case 97...102: digit = Int(byte) - 87
+      case 65...70: digit = Int(byte) - 55
+      default: digit = -1
+      }
+      guard digit >= 0 else { break }
+      guard digits < 15 else { return nil }
+      size = size * 16 + digit
+      digits += 1
+      index += 1
+    }
+    while index < line.endIndex, line[index] == 32 || line[index] == 9 { index += 1 }
+    guard digits > 0, index == line.endIndex || line[index] == 59 else { return nil }
+    return size
   }
 
   private func count(_ bytes: Int, towardsLimit: Bool) throws(Failure) {
@@ -317,16 +405,35 @@ final class HTTPConnection {
     bodyBytesRead += bytes
     if bodyBytesRead > maximumBodySize {
       throw Failure(
-        reason: "\(origin) sent a response larger than the limit of \(maximumBodySize) bytes")
+        reason: "\(origin) sent a response larger than the limit of \(maximumBodySize) bytes",
+        isOversized: true)
+    }
+  }
+
+  /// The bytes received and not consumed.
+  private var buffered: Int { buffer.count - bufferStart }
+
+  /// Consumes the buffered bytes before `index`; drops consumed bytes once they are at least half
+  /// the buffer, so that consuming is amortized constant time however small the pieces.
+  private func consume(through index: Int) {
+    bufferStart = index
+    scanned = index
+    if bufferStart == buffer.count {
+      buffer.removeAll(keepingCapacity: true)
+      bufferStart = 0
+      scanned = 0
+    } else if bufferStart >= 4096, bufferStart * 2 >= buffer.count {
+      buffer.removeSubrange(..<bufferStart)
+      bufferStart = 0
+      scanned = 0
     }
   }
 
   /// Receives more bytes into `buffer`; `false` when the server closed the connection.
   private func receive() throws(Failure) -> Bool {
     try wait(for: Int16(POLLIN))
-    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
     while true {
-      let count = chunk.withUnsafeMutableBytes {
+      let count = receiveBuffer.withUnsafeMutableBytes {
         systemReceive(descriptor, $0.baseAddress!, $0.count)
       }
       if count < 0 {
@@ -338,7 +445,9 @@ final class HTTPConnection {
         throw Failure(reason: "Cannot receive from \(origin): \(POSIX.lastError)")
       }
       if count == 0 { return false }
-      buffer += chunk[..<count]
+      buffer += receiveBuffer[..<count]
+      // A line being read starts its clock with its first byte, framing included.
+      if lineTimeLimit != nil { startLineClock() }
       return true
     }
   }
@@ -355,6 +464,11 @@ final class HTTPConnection {
       if let overall = self.deadline, Date() >= overall {
         throw Failure(reason: "\(origin) did not finish its answer in time")
       }
+      if let lineDeadline, Date() >= lineDeadline {
+        throw Failure(
+          reason: "\(origin) did not finish a message within "
+            + "\(Self.seconds(lineTimeLimit ?? 0))")
+      }
       var entry = pollfd(fd: descriptor, events: events, revents: 0)
       let ready = poll(&entry, 1, 100)
       if ready > 0 { return }
@@ -369,18 +483,21 @@ final class HTTPConnection {
   }
 
   static func seconds(_ value: Double) -> String {
-    value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    let value = (value * 1000).rounded() / 1000  // 0.6, not 0.6000000000000001
+    return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
   }
 
-  private static func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
-    guard bytes.count >= pattern.count else { return nil }
-    var index = 0
-    while index <= bytes.count - pattern.count {
-      if bytes[index] == pattern[0], Array(bytes[index..<index + pattern.count]) == pattern {
+  /// Where `pattern` first occurs in the buffered bytes (an index into `buffer`), looking at each
+  /// byte once across calls: a search that fails resumes where it stopped when more bytes come.
+  private func find(_ pattern: [UInt8]) -> Int? {
+    var index = max(bufferStart, scanned - (pattern.count - 1))
+    while index + pattern.count <= buffer.count {
+      if buffer[index] == pattern[0], buffer[index..<index + pattern.count].elementsEqual(pattern) {
         return index
       }
       index += 1
     }
+    scanned = buffer.count
     return nil
   }
 
