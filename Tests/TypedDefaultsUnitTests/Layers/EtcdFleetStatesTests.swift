@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TypedDefaults
+import TypedDefaultsEtcd
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 /// The fleet source's states against a real etcd (issue #34; Docs/Design.md, "Fleet source

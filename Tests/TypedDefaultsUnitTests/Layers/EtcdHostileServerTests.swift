@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TypedDefaults
 import TypedDefaultsEtcd
+import TypedDefaultsLayers
 import TypedDefaultsTestSupport
 
 #if canImport(Glibc)
