@@ -4,6 +4,8 @@
 //   the real folder (refused), in the temporary folder (allowed), a model's setting on the real
 //   store (refused, through the property setter), the same inside an isolation scope (allowed),
 //   and on Linux a UserDefaults suite (refused; `XDG_CONFIG_HOME` should be the real folder).
+//   Every kind of write is tried: a value set, a removal (refused with a diagnostic, as it can't
+//   throw), an update, a next-launch write, a save.
 
 import Foundation
 import TypedDefaults
@@ -32,6 +34,12 @@ func runRealStoreGuardMode(_ arguments: [String]) -> Bool {
       options: .init(savesAtExit: false))
     attempt("real setValue") { () throws(SettingsError) in try real.setValue(1, forKey: "k") }
     attempt("real save") { () throws(SettingsError) in try real.save() }
+    real.removeValue(forKey: "k")
+    print("real removeValue: returned")
+    attempt("real update") { () throws(SettingsError) in try real.update(forKey: "k") { _ in 1 } }
+    attempt("real setValueForNextLaunch") { () throws(SettingsError) in
+      try real.setValueForNextLaunch(1, forKey: "k")
+    }
     let model = GuardedSettings(backend: real)
     model.volume = 2
     print("real model reads \(model.volume)")
@@ -49,6 +57,11 @@ func runRealStoreGuardMode(_ arguments: [String]) -> Bool {
     #if !canImport(Darwin)
       let suite = UserDefaultsBackend(suiteName: "TypedDefaultsTests.guard")
       attempt("suite setValue") { () throws(SettingsError) in try suite.setValue(1, forKey: "k") }
+      suite.removeValue(forKey: "k")
+      print("suite removeValue: returned")
+      attempt("suite update") { () throws(SettingsError) in
+        try suite.update(forKey: "k") { _ in 1 }
+      }
     #endif
   } catch {
     fail("\(error)")

@@ -301,18 +301,23 @@ private final class Observed: Sendable {
       "issue: Cannot write the property list at '\(real.path)/data.plist': A test wrote to a real "
       + "store (\(store)), which holds this user's own settings; run the test with "
       + ".isolatedSettings, or open the store on a temporary folder"
+    // Every kind of write is refused: a removal, which can't throw, with a diagnostic.
     var expected = [
       refusal, "real setValue: fileNotWritable", refusal, "real save: fileNotWritable", refusal,
-      "diagnostic: writeFailed", "real model reads 0.5", "isolated model reads 3.0",
+      "diagnostic: writeFailed", "real removeValue: returned", refusal,
+      "real update: fileNotWritable", refusal, "real setValueForNextLaunch: fileNotWritable",
+      refusal, "diagnostic: writeFailed", "real model reads 0.5", "isolated model reads 3.0",
       "temporary setValue: written", "temporary save: written",
     ]
     #if !canImport(Darwin)
-      expected += [
+      let suiteRefusal =
         "issue: Cannot write the property list at '\(real.path)/TypedDefaultsTests.guard.plist': "
-          + "A test wrote to a real store (UserDefaults(suite: TypedDefaultsTests.guard)), which "
-          + "holds this user's own settings; run the test with .isolatedSettings, or open the "
-          + "store on a temporary folder",
-        "suite setValue: fileNotWritable",
+        + "A test wrote to a real store (UserDefaults(suite: TypedDefaultsTests.guard)), which "
+        + "holds this user's own settings; run the test with .isolatedSettings, or open the "
+        + "store on a temporary folder"
+      expected += [
+        suiteRefusal, "suite setValue: fileNotWritable", suiteRefusal, "diagnostic: writeFailed",
+        "suite removeValue: returned", suiteRefusal, "suite update: fileNotWritable",
       ]
     #endif
     #expect(run.standardOutput.split(separator: "\n").map(String.init) == expected)
