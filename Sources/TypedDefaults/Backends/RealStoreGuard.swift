@@ -113,7 +113,7 @@ package enum RealStoreGuard {
   }
 
   /// Whether a file is inside one of the temporary folders.
-  static func isTemporary(_ file: URL) -> Bool {
+  package static func isTemporary(_ file: URL) -> Bool {
     let path = file.standardizedFileURL.resolvingSymlinksInPath().path
     let folders = [
       FileManager.default.temporaryDirectory.path, NSTemporaryDirectory(), "/tmp", "/var/tmp",

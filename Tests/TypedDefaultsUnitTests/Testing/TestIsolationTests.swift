@@ -286,9 +286,18 @@ private final class Observed: Sendable {
 /// rest of its process (issue 17, item 11).
 @Suite struct RealStoreWritesTests {
   @Test func aTestThatForgetsIsolationCantWriteARealStore() throws {
-    // A "real" folder: outside the temporary folders, as a user's data folder is.
-    let real = TestPaths.productsDirectory.deletingLastPathComponent()
-      .appendingPathComponent("real-store-\(UUID().uuidString)")
+    // A "real" folder: outside the temporary folders, as a user's data folder is. The build
+    // folder is one, unless the clone itself is in a temporary folder (a clone under /tmp):
+    // then the home folder, or the working directory.
+    let candidates = [
+      TestPaths.productsDirectory.deletingLastPathComponent(),
+      FileManager.default.homeDirectoryForCurrentUser,
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+    ]
+    let parent = try #require(
+      candidates.first { !RealStoreGuard.isTemporary($0.appendingPathComponent("x")) },
+      "every candidate for a real folder is in a temporary folder: \(candidates)")
+    let real = parent.appendingPathComponent("typeddefaults-real-store-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: real) }
     let temporary = try TemporaryDirectory()
