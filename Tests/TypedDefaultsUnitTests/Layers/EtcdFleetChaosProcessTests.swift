@@ -263,7 +263,8 @@ import TypedDefaultsTestSupport
       throw ChaosFailure(
         description:
           "\(what): not every watcher reached revision \(history.revision) of \(history.name) in "
-          + "20 s; their last lines:\n" + last.joined(separator: "\n"))
+          + "20 s; their last lines:\n" + last.joined(separator: "\n")
+          + "\nWhat their records show so far: \(problems(in: watchers, histories).prefix(5))")
     }
     /// Kills etcd, gives it a new data folder, and starts it again: a new history.
     func rebuild(_ name: String) throws {
