@@ -320,6 +320,12 @@ import TypedDefaultsTestSupport
       let last = try #require(watcher.observations.last)
       #expect(last.status == "connected" && last.revision == 401 && !last.failed, "\(last)")
       #expect(last.layer == histories[2].current && last.store == histories[2].current)
+      // Its standard error holds the library's diagnostics only (the offline moments): no
+      // failure of the probe, no crash, no sanitizer report.
+      let errors = try String(
+        contentsOf: directory.file("\(watcher.name).stderr"), encoding: .utf8)
+      let foreign = errors.split(separator: "\n").filter { !$0.hasPrefix("TypedDefaults: ") }
+      #expect(foreign.isEmpty, "\(watcher.name): \(foreign.prefix(5))")
     }
   }
 }
