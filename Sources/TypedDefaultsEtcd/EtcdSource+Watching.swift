@@ -33,6 +33,8 @@ extension EtcdSource {
     /// The values the last known good file holds (last saved or loaded), `nil` if unknown: a
     /// save of the same values is skipped.
     var savedValues: [String: PropertyListValue]?
+    /// Whether values were applied since the last save took its snapshot.
+    var needsSave = false
     /// How many watch connections in a row reached the server and failed before they held.
     ///
     /// A connection reached the server when its full read answered; it held once a message or a
@@ -288,6 +290,7 @@ extension EtcdSource {
       state.values = values
       state.problems = problems
       state.revision = revision
+      state.needsSave = true
       // A looping server's reads are applied, but it isn't followed: the status says so.
       if !state.isLooping {
         state.status = .connected(endpoint: endpoints[index], revision: revision)
@@ -364,6 +367,7 @@ extension EtcdSource {
         }
       }
       state.revision = max(state.revision, lastRevision)
+      state.needsSave = true
       if !state.isLooping {
         state.status = .connected(endpoint: endpoints[index], revision: state.revision)
       }
@@ -401,21 +405,24 @@ extension EtcdSource {
     if due { saveLastKnownGood() }
   }
 
-  /// Saves the last known good file now if the layer's values differ from the file's, waiting
-  /// for the save and for any save under way (a scheduled save or a full read's).
+  /// Saves the last known good file now if values were applied since the last save took its
+  /// snapshot, waiting for the save and for any save under way (a scheduled one, a full read's).
   ///
   /// What the layer applied is on disk when this returns; a save scheduled is made now, and
   /// the scheduled one then finds nothing to do. Called as the watch stops, as the source goes,
   /// and at the process's normal exit; from the save queue itself (the source released by its
   /// last scheduled save), it saves directly rather than wait for itself. It always passes
-  /// through the save queue: a save that has taken its snapshot leaves nothing needed or
-  /// scheduled, yet its file isn't written until it ends (returning early then left the file a
-  /// change behind).
+  /// through the save queue, even with nothing to save: a save that has taken its snapshot
+  /// leaves nothing needed or scheduled, yet its file isn't written until it ends (returning at
+  /// once then left the file a change behind).
   func flushLastKnownGood() {
     guard cache != nil, savesLastKnownGood else { return }
     let flush = { [self] in
-      state.withLock { $0.saveScheduled = false }
-      saveLastKnownGood()
+      let due = state.withLock { state in
+        defer { state.saveScheduled = false }
+        return state.needsSave || state.saveScheduled
+      }
+      if due { saveLastKnownGood() }
     }
     if DispatchQueue.getSpecific(key: Self.saveQueueKey) == true {
       flush()
@@ -438,6 +445,7 @@ extension EtcdSource {
   private func saveLastKnownGood() {
     guard let cache, savesLastKnownGood else { return }
     let snapshot = state.withLock { state -> EtcdLastKnownGood.Snapshot? in
+      state.needsSave = false
       guard state.values != state.savedValues else { return nil }
       return EtcdLastKnownGood.Snapshot(
         values: state.values, revision: state.revision, savedAt: Date())
