@@ -405,20 +405,24 @@ extension EtcdSource {
     if due { saveLastKnownGood() }
   }
 
-  /// Saves the last known good file now if values were applied since the last save, waiting
-  /// for the save (and for any save under way, such as a full read's).
+  /// Saves the last known good file now if values were applied since the last save took its
+  /// snapshot, waiting for the save and for any save under way (a scheduled one, a full read's).
   ///
   /// What the layer applied is on disk when this returns; a save scheduled is made now, and
   /// the scheduled one then finds nothing to do. Called as the watch stops, as the source goes,
   /// and at the process's normal exit; from the save queue itself (the source released by its
-  /// last scheduled save), it saves directly rather than wait for itself.
+  /// last scheduled save), it saves directly rather than wait for itself. It always passes
+  /// through the save queue, even with nothing to save: a save that has taken its snapshot
+  /// leaves nothing needed or scheduled, yet its file isn't written until it ends (returning at
+  /// once then left the file a change behind).
   func flushLastKnownGood() {
-    guard cache != nil, savesLastKnownGood,
-      state.withLock({ $0.needsSave || $0.saveScheduled })
-    else { return }
+    guard cache != nil, savesLastKnownGood else { return }
     let flush = { [self] in
-      state.withLock { $0.saveScheduled = false }
-      saveLastKnownGood()
+      let due = state.withLock { state in
+        defer { state.saveScheduled = false }
+        return state.needsSave || state.saveScheduled
+      }
+      if due { saveLastKnownGood() }
     }
     if DispatchQueue.getSpecific(key: Self.saveQueueKey) == true {
       flush()

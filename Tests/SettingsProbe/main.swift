@@ -24,6 +24,8 @@
 //   SettingsProbe legit-binding <case>  (see LegitBindingModes.swift)
 //   SettingsProbe refuse-real-writes <real folder> <temporary folder>  (see RealStoreGuardModes.swift)
 //   SettingsProbe first-hour <scenario> …  (see FirstHourModes.swift)
+//   SettingsProbe etcd-watch <endpoint> <prefix> <data.plist path> <record file>  (see
+//     EtcdWatchModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -61,6 +63,7 @@ if runProgrammerErrorMode(arguments) { exit(0) }  // see ProgrammerErrorModes.sw
 if runLegitBindingMode(arguments) { exit(0) }  // see LegitBindingModes.swift
 if runRealStoreGuardMode(arguments) { exit(0) }  // see RealStoreGuardModes.swift
 if runFirstHourMode(arguments) { exit(0) }  // see FirstHourModes.swift
+if runEtcdWatchMode(arguments) { exit(0) }  // see EtcdWatchModes.swift
 if arguments.first == "foundation-decode" {
   guard arguments.count == 2 else { fail("usage: SettingsProbe foundation-decode <file>") }
   FoundationDecode.run(arguments[1])

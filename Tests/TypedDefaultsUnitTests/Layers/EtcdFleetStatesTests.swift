@@ -113,6 +113,49 @@ import TypedDefaultsTestSupport
     }
   }
 
+  /// The `counter` value the last known good `file` holds, if any.
+  private func savedCounter(in file: URL) -> PropertyListValue? {
+    guard
+      case .dictionary(let values)? = (try? PropertyListFile(url: file).readDictionary())??[
+        "values"]
+    else { return nil }
+    return values["counter"]
+  }
+
+  @Test func stopWatchingWaitsForALastKnownGoodSaveAlreadyUnderWay() async throws {
+    // stopWatching returned at once when the save of the last change had taken its snapshot
+    // but not yet written it (nothing was left "needed" or "scheduled"), so an app that stopped
+    // then could find the file a change behind. Each round stops the watch while the change's
+    // save is under way (its temporary file is in the folder) when the polling catches it.
+    let server = try EtcdServer()
+    let directory = try TemporaryDirectory()
+    let file = directory.file("fleet.plist")
+    let source = EtcdSource(
+      endpoints: [server.endpoint], prefix: Self.prefix, lastKnownGoodFile: file,
+      options: Self.quick)
+    let store = try EtcdTesting.store(source, in: directory)
+    for value in 1...20 {
+      store.startWatching()
+      try server.put(Self.prefix + "counter", "\(value)")
+      await eventually("the change is applied") { (try? texts(source))?["counter"] == "\(value)" }
+      // Until the change's save is under way (its temporary file) or done (the file holds it).
+      let deadline = Date().addingTimeInterval(5)
+      while Date() < deadline,
+        savedCounter(in: file) != .string("\(value)")
+      {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        if names.contains(where: { $0.hasPrefix(".fleet.plist.") && $0.hasSuffix(".tmp") }) {
+          break
+        }
+      }
+      store.stopWatching()
+      let offline = EtcdSource(
+        endpoints: [URL(string: "http://127.0.0.1:\(try EtcdServer.unusedPort())")!],
+        prefix: Self.prefix, lastKnownGoodFile: file, options: Self.quick)
+      #expect(try texts(offline) == ["counter": "\(value)"], "round \(value)")
+    }
+  }
+
   @Test func aCatchUpAboveTheMessageLimitIsMadeByAPagedFullRead() async throws {
     let server = try EtcdServer()
     try server.put(Self.prefix + "before", "1")
