@@ -62,9 +62,9 @@ package enum RealStoreGuard {
   /// Refuses a write to `backend`, whose file is `file` (`nil`: one the system keeps), if the
   /// guard is on and the file is a real one.
   ///
-  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the file and saying why.
-  ///
   /// Off, it costs one relaxed atomic load: `file` is evaluated only when the guard is on.
+  ///
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the file and saying why.
   @inline(__always)
   package static func check(
     writingTo file: @autoclosure () -> URL?, of backend: String
