@@ -12,8 +12,9 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
   name: "TypedDefaults",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-  // Products by capability: an app links what it uses (README, "Products"; Docs/Design.md,
-  // "Modules"). Each library's public API is recorded in API/<module>.txt and checked by CI.
+  // Products by capability: an app links what it uses (README, "Adding it to a package";
+  // Docs/Design.md, "Modules"). Each library's public API is recorded in API/<module>.txt and
+  // checked by CI.
   products: [
     // @Setting, models, values, observation, InMemoryBackend and UserDefaultsBackend.
     .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
