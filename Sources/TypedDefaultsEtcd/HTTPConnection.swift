@@ -236,17 +236,8 @@ final class HTTPConnection {
     while true {
       if let newline = pendingLine[max(pendingStart, lineScanned)...].firstIndex(of: 10) {
         let line = Array(pendingLine[pendingStart..<newline])
-        pendingStart = newline + 1
-        lineScanned = pendingStart
-        if pendingStart == pendingLine.count {
-          pendingLine.removeAll(keepingCapacity: true)
-          pendingStart = 0
-          lineScanned = 0
-        } else if pendingStart >= 4096, pendingStart * 2 >= pendingLine.count {
-          pendingLine.removeSubrange(..<pendingStart)
-          pendingStart = 0
-          lineScanned = 0
-        }
+        Self.consume(
+          &pendingLine, start: &pendingStart, scanned: &lineScanned, through: newline + 1)
         lineDeadline = nil
         if pendingStart < pendingLine.count { startLineClock() }
         return line
@@ -416,15 +407,26 @@ final class HTTPConnection {
   /// Consumes the buffered bytes before `index`; drops consumed bytes once they are at least half
   /// the buffer, so that consuming is amortized constant time however small the pieces.
   private func consume(through index: Int) {
-    bufferStart = index
+    Self.consume(&buffer, start: &bufferStart, scanned: &scanned, through: index)
+  }
+
+  /// Consumes `bytes` before `index`: the unconsumed bytes and the scan start there.
+  ///
+  /// The consumed bytes are dropped once they are all of them, or at least 4 KiB and half of
+  /// them, so consuming is amortized constant time however small the pieces. Serves the received
+  /// bytes and the line being assembled alike.
+  private static func consume(
+    _ bytes: inout [UInt8], start: inout Int, scanned: inout Int, through index: Int
+  ) {
+    start = index
     scanned = index
-    if bufferStart == buffer.count {
-      buffer.removeAll(keepingCapacity: true)
-      bufferStart = 0
+    if start == bytes.count {
+      bytes.removeAll(keepingCapacity: true)
+      start = 0
       scanned = 0
-    } else if bufferStart >= 4096, bufferStart * 2 >= buffer.count {
-      buffer.removeSubrange(..<bufferStart)
-      bufferStart = 0
+    } else if start >= 4096, start * 2 >= bytes.count {
+      bytes.removeSubrange(..<start)
+      start = 0
       scanned = 0
     }
   }

@@ -102,9 +102,7 @@ extension ScopedBackend: SavingBackend {
   ///   base's save throws.
   public func save() throws(SettingsError) {
     guard let saving = base as? any SavingBackend else {
-      throw SettingsError(
-        .notSupported,
-        reason: "\(name) can't save: its base, \(base.name), is no SavingBackend")
+      throw refusal("save", lacking: "SavingBackend")
     }
     try saving.save()
   }
@@ -125,11 +123,15 @@ extension ScopedBackend: ReloadingBackend {
   ///   base's reload throws.
   public func reload() throws(SettingsError) {
     guard let reloading = base as? any ReloadingBackend else {
-      throw SettingsError(
-        .notSupported,
-        reason: "\(name) can't reload: its base, \(base.name), is no ReloadingBackend")
+      throw refusal("reload", lacking: "ReloadingBackend")
     }
     try reloading.reload()
+  }
+
+  /// The error of a view asked to `action` over a base that doesn't adopt `ability`.
+  private func refusal(_ action: String, lacking ability: String) -> SettingsError {
+    SettingsError(
+      .notSupported, reason: "\(name) can't \(action): its base, \(base.name), is no \(ability)")
   }
 
   /// Whether the base reloads (adopts ``ReloadingBackend``), so that ``reload()`` reloads it
