@@ -25,8 +25,16 @@ package enum XMLPropertyListRules {
   ) throws(SettingsError)
     -> PropertyListValue
   {
-    try checkText(key, key: key, path: "(the key itself)")
-    return try normalizedIfChanged(value, key: key, path: "") ?? value
+    do {
+      try check(key, checkingByteOrderMark: true)
+    } catch {
+      throw error.settingsError(key: key, path: "(the key itself)")
+    }
+    do {
+      return try normalizedIfChanged(value, normalizing: true) ?? value
+    } catch {
+      throw error.settingsError(key: key)
+    }
   }
 
   /// Why a whole XML property list can't hold `root`: a string or key with a character XML
@@ -37,58 +45,101 @@ package enum XMLPropertyListRules {
   /// them back.
   static func problem(inRoot root: PropertyListValue) -> String? {
     do {
-      _ = try normalizedIfChanged(root, key: "", path: "")
+      _ = try normalizedIfChanged(root, normalizing: true)
       return nil
     } catch {
-      return error.reason
+      return error.settingsError(key: "").reason
     }
   }
 
-  /// The normalized value, or `nil` if `value` needs no change (so unchanged containers are not
-  /// copied).
+  /// What an XML property list can't hold, found somewhere inside a value.
+  private enum Problem {
+    case byteOrderMark
+    case controlCharacter(Unicode.Scalar)
+    case nonFiniteDate(seconds: Double)
+  }
+
+  /// A ``Problem`` and where it is: the path is only built when there is one, as the walk unwinds,
+  /// so checking a value that is fine costs no text.
+  private struct Located: Error {
+    let problem: Problem
+    /// The path's parts, innermost first (`[2]`, `["name"]`, ` (a key)`).
+    var parts: [String] = []
+
+    /// The same problem, seen from the container one level out.
+    func inside(_ part: String) -> Located {
+      var outer = self
+      outer.parts.append(part)
+      return outer
+    }
+
+    func settingsError(key: String, path: String? = nil) -> SettingsError {
+      let path = path ?? parts.reversed().joined()
+      let at = path.isEmpty ? "" : " at \(path)"
+      let reason: String
+      switch problem {
+      case .byteOrderMark:
+        reason =
+          "A string\(at) starts with U+FEFF (a byte-order mark), which an XML property list drops"
+      case .controlCharacter(let scalar):
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        let code = "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        reason = "A string\(at) holds the control character \(code), which XML can't hold"
+      case .nonFiniteDate(let seconds):
+        reason = "A date\(at) is not finite (\(seconds) s), which an XML property list can't hold"
+      }
+      return SettingsError(.valueNotRepresentable, key: key, reason: reason)
+    }
+  }
+
+  /// Walks `value` once: with `normalizing`, returns the normalized value, or `nil` if it needs no
+  /// change (so unchanged containers are not copied), and refuses a leading U+FEFF and non-finite
+  /// dates too; without it, only checks for characters XML forbids and returns `nil`.
+  ///
+  /// One non-generic function for both uses, so the binary holds one copy of the walk.
   private static func normalizedIfChanged(
-    _ value: PropertyListValue,
-    key: String,
-    path: @autoclosure () -> String
-  ) throws(SettingsError) -> PropertyListValue? {
+    _ value: PropertyListValue, normalizing: Bool
+  ) throws(Located) -> PropertyListValue? {
     switch value {
     case .date(let date):
+      guard normalizing else { return nil }
       let seconds = date.timeIntervalSinceReferenceDate
-      guard seconds.isFinite else {
-        throw SettingsError(
-          .valueNotRepresentable,
-          key: key,
-          reason:
-            "A date\(at(path())) is not finite (\(seconds) s), which an XML property list can't hold"
-        )
-      }
+      guard seconds.isFinite else { throw Located(problem: .nonFiniteDate(seconds: seconds)) }
       let whole = seconds.rounded(.down)
       return whole == seconds ? nil : .date(Date(timeIntervalSinceReferenceDate: whole))
     case .real(let real):
-      return real == 0 && real.sign == .minus ? .real(0) : nil
+      return normalizing && real == 0 && real.sign == .minus ? .real(0) : nil
     case .string(let string):
-      try checkText(string, key: key, path: path())
+      try check(string, checkingByteOrderMark: normalizing)
       return nil
     case .array(var elements):
       var changed = false
       for index in elements.indices {
-        if let element = try normalizedIfChanged(
-          elements[index], key: key, path: "\(path())[\(index)]")
-        {
-          elements[index] = element
-          changed = true
+        do {
+          if let element = try normalizedIfChanged(elements[index], normalizing: normalizing) {
+            elements[index] = element
+            changed = true
+          }
+        } catch {
+          throw error.inside("[\(index)]")
         }
       }
       return changed ? .array(elements) : nil
     case .dictionary(var entries):
       var changed = false
       for (entryKey, entry) in entries {
-        try checkText(entryKey, key: key, path: "\(path()) (a key)")
-        if let normalized = try normalizedIfChanged(
-          entry, key: key, path: "\(path())[\"\(entryKey)\"]")
-        {
-          entries[entryKey] = normalized
-          changed = true
+        do {
+          try check(entryKey, checkingByteOrderMark: normalizing)
+        } catch {
+          throw error.inside(" (a key)")
+        }
+        do {
+          if let normalized = try normalizedIfChanged(entry, normalizing: normalizing) {
+            entries[entryKey] = normalized
+            changed = true
+          }
+        } catch {
+          throw error.inside("[\"\(entryKey)\"]")
         }
       }
       return changed ? .dictionary(entries) : nil
@@ -97,43 +148,23 @@ package enum XMLPropertyListRules {
     }
   }
 
-  private static func at(_ path: String) -> String {
-    path.isEmpty ? "" : " at \(path)"
-  }
-
-  private static func checkText(_ string: String, key: String, path: String) throws(SettingsError) {
-    if string.unicodeScalars.first == "\u{FEFF}" {
-      throw SettingsError(
-        .valueNotRepresentable,
-        key: key,
-        reason:
-          "A string\(at(path)) starts with U+FEFF (a byte-order mark), which an XML property list drops"
-      )
+  private static func check(_ string: String, checkingByteOrderMark: Bool) throws(Located) {
+    if checkingByteOrderMark, string.unicodeScalars.first == "\u{FEFF}" {
+      throw Located(problem: .byteOrderMark)
     }
     if let scalar = string.unicodeScalars.first(where: isForbiddenInXML) {
-      let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
-      throw SettingsError(
-        .valueNotRepresentable,
-        key: key,
-        reason: "A string\(at(path)) holds the control character \(code), which XML can't hold"
-      )
+      throw Located(problem: .controlCharacter(scalar))
     }
   }
 
   /// Characters XML 1.0 can't hold: the C0 controls other than tab, line feed and carriage
   /// return, and the two noncharacters U+FFFE and U+FFFF.
-  fileprivate static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
+  private static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0x9, 0xA, 0xD: false
     case 0..<0x20, 0xFFFE, 0xFFFF: true
     default: false
     }
-  }
-}
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    String(repeating: "0", count: max(0, width - count)) + self
   }
 }
 
@@ -149,39 +180,15 @@ extension XMLPropertyListRules {
   ///
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key and the character.
   static func checkCharacters(_ value: PropertyListValue, key: String) throws(SettingsError) {
-    try checkCharacters(in: key, key: key, path: "(the key itself)")
-    try checkCharacters(of: value, key: key, path: "")
-  }
-
-  private static func checkCharacters(
-    of value: PropertyListValue, key: String, path: @autoclosure () -> String
-  ) throws(SettingsError) {
-    switch value {
-    case .string(let string):
-      try checkCharacters(in: string, key: key, path: path())
-    case .array(let elements):
-      for (index, element) in elements.enumerated() {
-        try checkCharacters(of: element, key: key, path: "\(path())[\(index)]")
-      }
-    case .dictionary(let entries):
-      for (entryKey, entry) in entries {
-        try checkCharacters(in: entryKey, key: key, path: "\(path()) (a key)")
-        try checkCharacters(of: entry, key: key, path: "\(path())[\"\(entryKey)\"]")
-      }
-    case .date, .real, .integer, .bool, .data:
-      return
+    do {
+      try check(key, checkingByteOrderMark: false)
+    } catch {
+      throw error.settingsError(key: key, path: "(the key itself)")
     }
-  }
-
-  private static func checkCharacters(
-    in string: String, key: String, path: String
-  ) throws(SettingsError) {
-    guard let scalar = string.unicodeScalars.first(where: isForbiddenInXML) else { return }
-    let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
-    throw SettingsError(
-      .valueNotRepresentable,
-      key: key,
-      reason: "A string\(path.isEmpty ? "" : " at \(path)") holds the control character \(code), "
-        + "which XML can't hold")
+    do {
+      _ = try normalizedIfChanged(value, normalizing: false)
+    } catch {
+      throw error.settingsError(key: key)
+    }
   }
 }
