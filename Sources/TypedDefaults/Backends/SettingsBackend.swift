@@ -135,7 +135,7 @@ extension SettingsBackend {
   /// - Parameter values: The keys and values to store.
   /// - Throws: What ``setValue(_:forKey:)`` throws.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
-    for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+    for (key, value) in values.sortedByKey() {
       try setValue(value, forKey: key)
     }
   }

@@ -113,7 +113,7 @@ public struct SettingSchema: Sendable, Hashable {
         }
         return nil
       case (.dictionary(let element), .dictionary(let entries)):
-        for (key, item) in entries.sorted(by: { $0.key < $1.key }) {
+        for (key, item) in entries.sortedByKey() {
           if let problem = element.problem(with: item) { return "'\(key)': \(problem)" }
         }
         return nil

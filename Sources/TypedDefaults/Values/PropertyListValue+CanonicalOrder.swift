@@ -26,8 +26,8 @@ extension PropertyListValue {
     case (.array(let a), .array(let b)):
       return a.lexicographicallyPrecedes(b, by: canonicallyPrecedes)
     case (.dictionary(let a), .dictionary(let b)):
-      let sortedA = a.sorted { $0.key < $1.key }
-      let sortedB = b.sorted { $0.key < $1.key }
+      let sortedA = a.sortedByKey()
+      let sortedB = b.sortedByKey()
       return sortedA.lexicographicallyPrecedes(sortedB) { x, y in
         x.key != y.key ? x.key < y.key : canonicallyPrecedes(x.value, y.value)
       }
@@ -46,5 +46,14 @@ extension PropertyListValue {
     case .array: 6
     case .dictionary: 7
     }
+  }
+}
+
+extension Dictionary where Key == String, Value == PropertyListValue {
+  /// The entries in the order of their keys, as property-list writers and messages list them.
+  ///
+  /// One function for every caller, so the binary holds one copy of the sort.
+  package func sortedByKey() -> [(key: String, value: PropertyListValue)] {
+    sorted { $0.key < $1.key }
   }
 }

@@ -53,16 +53,24 @@ private func scalar<T: SettingValue>(
   at codingPath: [any CodingKey]
 ) throws -> T {
   guard let converted = T(propertyListValue: value) else {
-    throw DecodingError.typeMismatch(
-      type,
-      DecodingError.Context(
-        codingPath: codingPath,
-        debugDescription:
-          "Expected \(T.self), found \(PropertyListFile.article(value.kind)) (\(value))"
-      )
-    )
+    throw scalarMismatch(type, value, codingPath)
   }
   return converted
+}
+
+/// The error of ``scalar(_:from:at:)``: one function for every type, so the binary holds one copy.
+@inline(never)
+private func scalarMismatch(
+  _ type: Any.Type, _ value: PropertyListValue, _ codingPath: [any CodingKey]
+) -> DecodingError {
+  DecodingError.typeMismatch(
+    type,
+    DecodingError.Context(
+      codingPath: codingPath,
+      debugDescription:
+        "Expected \(type), found \(PropertyListFile.article(value.kind)) (\(value))"
+    )
+  )
 }
 
 // MARK: - Decoder

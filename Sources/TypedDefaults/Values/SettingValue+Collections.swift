@@ -149,7 +149,7 @@ extension Dictionary: SettingValue where Key == String, Value: SettingValue {
   /// - Returns: A one-line reason, or `nil` if the value isn't a dictionary.
   public static func readFailureReason(for value: PropertyListValue) -> String? {
     guard case .dictionary(let entries) = value else { return nil }
-    for (key, entry) in entries.sorted(by: { $0.key < $1.key })
+    for (key, entry) in entries.sortedByKey()
     where Value(propertyListValue: entry) == nil {
       return ElementFailure.describe(entry, at: "the value for '\(key)'", as: Value.self)
     }

@@ -57,7 +57,7 @@ enum SettingsBackends {
       result = try atomic.updateValues { values throws(SettingsError) -> Result in
         let before = values
         let result = try transform(&values)
-        changed = Set(before.keys).union(values.keys).filter { before[$0] != values[$0] }.sorted()
+        changed = changedKeys(from: before, to: values)
         return result
       }
       ObservationCenter.report(changed, of: backend)
@@ -109,7 +109,7 @@ enum SettingsBackends {
 
   /// Reads every value of `backend`, transforms them, and writes what changed (values as one
   /// ``SettingsBackend/setValues(_:)`` batch, then removals); returns what `transform` returned
-  /// and the keys changed.
+  /// and the keys changed, sorted.
   private static func readTransformWrite<Result>(
     of backend: any SettingsBackend,
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
@@ -117,14 +117,31 @@ enum SettingsBackends {
     let before = backend.dictionaryRepresentation()
     var values = before
     let result = try transform(&values)
+    return (result, try writeDifferences(from: before, to: values, of: backend))
+  }
+
+  /// Writes to `backend` what differs between `before` and `after`: values as one
+  /// ``SettingsBackend/setValues(_:)`` batch, then removals in key order; returns the keys changed,
+  /// sorted.
+  ///
+  /// Not generic, so every kind of update shares one copy in the binary.
+  private static func writeDifferences(
+    from before: [String: PropertyListValue], to after: [String: PropertyListValue],
+    of backend: any SettingsBackend
+  ) throws(SettingsError) -> [String] {
+    let changed = changedKeys(from: before, to: after)
     var written: [String: PropertyListValue] = [:]
-    var removed: [String] = []
-    for key in Set(before.keys).union(values.keys) where before[key] != values[key] {
-      if let value = values[key] { written[key] = value } else { removed.append(key) }
-    }
-    removed.sort()
+    for key in changed { if let value = after[key] { written[key] = value } }
     if !written.isEmpty { try backend.setValues(written) }
-    for key in removed { backend.removeValue(forKey: key) }
-    return (result, Array(written.keys) + removed)
+    for key in changed where after[key] == nil { backend.removeValue(forKey: key) }
+    return changed
+  }
+
+  /// The keys whose values differ between `before` and `after` (added, changed or removed),
+  /// sorted.
+  private static func changedKeys(
+    from before: [String: PropertyListValue], to after: [String: PropertyListValue]
+  ) -> [String] {
+    Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()
   }
 }

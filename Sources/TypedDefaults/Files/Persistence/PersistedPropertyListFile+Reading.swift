@@ -330,7 +330,7 @@ extension PersistedPropertyListFile {
     guard let normalization else { return entries }
     var result: [String: PropertyListValue] = [:]
     result.reserveCapacity(entries.count)
-    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+    for (key, value) in entries.sortedByKey() {
       let normalized = normalization(key)
       if result.updateValue(value, forKey: normalized) != nil, let store {
         SettingsDiagnostics.report(
