@@ -187,7 +187,7 @@ enum ValueParser {
         SettingsError(
           .valueNotRepresentable, key: key,
           reason: tooDeep
-            ? "It is nested more than \(maximumDepth) levels deep, deeper than can be read back"
+            ? "It is nested more than \(maximumDepth - 1) levels deep, deeper than can be read back"
             : reason))
     }
     if parses {
@@ -202,8 +202,8 @@ enum ValueParser {
   }
 
   /// The deepest nesting the library reads back (its reader's limit, `FoundationBridge.
-  /// maximumDepth`): a literal nested deeper is refused in the library's words, as one nested
-  /// this deep is when it is stored under a key.
+  /// maximumDepth`, which counts the file's root dictionary): a literal nested deeper is refused
+  /// in the library's words for a value stored under a key, which may nest one level less.
   static let maximumDepth = 512
 
   /// How deeply the arrays and dictionaries of an old-style literal nest: the most `(` and `{`

@@ -651,12 +651,12 @@ import TypedDefaultsTestSupport
     for depth in [512, 513, 514, 1000, 5000] {
       try expect(
         ["write", file, "k", nested(depth)],
-        failsWith: "Cannot store the value for 'k': It is nested more than 512 levels deep, "
+        failsWith: "Cannot store the value for 'k': It is nested more than 511 levels deep, "
           + "deeper than can be read back")
     }
     try expect(
       ["write", file, "k", "{a = " + nested(600) + ";}"],
-      failsWith: "Cannot store the value for 'k': It is nested more than 512 levels deep, "
+      failsWith: "Cannot store the value for 'k': It is nested more than 511 levels deep, "
         + "deeper than can be read back")
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
     // Text that doesn't parse as a literal is still a string, deep parentheses in quotes too.

@@ -334,14 +334,17 @@ public struct PropertyListFile: Sendable, Hashable, CustomStringConvertible {
         reason: "OpenStep property lists can be read but not written; use xml or binary"
       )
     }
-    do {
-      let data = try PropertyListSerialization.data(
-        fromPropertyList: FoundationBridge.object(from: root),
-        format: nativeFormat,
-        options: 0
-      )
+    // The bridge and Foundation's writer recurse once per level.
+    let encoded = root.withStackForItsDepth {
+      Result {
+        try PropertyListSerialization.data(
+          fromPropertyList: FoundationBridge.object(from: root), format: nativeFormat, options: 0)
+      }
+    }
+    switch encoded {
+    case .success(let data):
       return format == .xml ? escapingCarriageReturns(data) : data
-    } catch {
+    case .failure(let error):
       throw SettingsError(.valueNotRepresentable, path: path, reason: Self.describe(error))
     }
   }

@@ -31,7 +31,7 @@ package enum XMLPropertyListRules {
       throw error.settingsError(key: key, path: "(the key itself)")
     }
     do {
-      return try normalizedIfChanged(value, normalizing: true) ?? value
+      return try walk(value, normalizing: true) ?? value
     } catch {
       throw error.settingsError(key: key)
     }
@@ -45,7 +45,7 @@ package enum XMLPropertyListRules {
   /// them back.
   static func problem(inRoot root: PropertyListValue) -> String? {
     do {
-      _ = try normalizedIfChanged(root, normalizing: true)
+      _ = try walk(root, normalizing: true)
       return nil
     } catch {
       return error.settingsError(key: "").reason
@@ -90,6 +90,15 @@ package enum XMLPropertyListRules {
       }
       return SettingsError(.valueNotRepresentable, key: key, reason: reason)
     }
+  }
+
+  /// ``normalizedIfChanged(_:normalizing:)`` with a stack for the value's depth.
+  private static func walk(
+    _ value: PropertyListValue, normalizing: Bool
+  ) throws(Located) -> PropertyListValue? {
+    try value.withStackForItsDepth {
+      Result { () throws(Located) in try normalizedIfChanged(value, normalizing: normalizing) }
+    }.get()
   }
 
   /// Walks `value` once: with `normalizing`, returns the normalized value, or `nil` if it needs no
@@ -186,7 +195,7 @@ extension XMLPropertyListRules {
       throw error.settingsError(key: key, path: "(the key itself)")
     }
     do {
-      _ = try normalizedIfChanged(value, normalizing: false)
+      _ = try walk(value, normalizing: false)
     } catch {
       throw error.settingsError(key: key)
     }

@@ -44,7 +44,7 @@ public enum PropertyListValue: Sendable, Hashable {
   case dictionary([String: PropertyListValue])
 }
 
-// MARK: - Equality
+// MARK: - Equality and hashing
 
 extension PropertyListValue {
   /// Whether two values are the same element of a property list: the same case with equal
@@ -52,7 +52,8 @@ extension PropertyListValue {
   /// the bit; arrays in order; dictionaries key by key).
   ///
   /// An `.integer` never equals a `.real` or a `.bool`, even of the same number: they are
-  /// different elements in a file.
+  /// different elements in a file. Any depth is safe to compare: values nested deeper than a
+  /// small thread's stack surely holds are compared on a thread with a larger one.
   ///
   /// Declared here, and never inlined, rather than synthesized: the binary holds one copy of the
   /// comparison instead of one in every caller (55 KB in the smallest app; a call costs a few
@@ -65,17 +66,73 @@ extension PropertyListValue {
   @inline(never)
   public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
     switch (lhs, rhs) {
+    case (.array, .array), (.dictionary, .dictionary):
+      lhs.withStackForItsDepth { same(lhs, rhs) }
+    default:
+      same(lhs, rhs)
+    }
+  }
+
+  private static func same(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
+    switch (lhs, rhs) {
     case (.string(let a), .string(let b)): a == b
     case (.integer(let a), .integer(let b)): a == b
     case (.real(let a), .real(let b)): a == b
     case (.bool(let a), .bool(let b)): a == b
     case (.date(let a), .date(let b)): a == b
     case (.data(let a), .data(let b)): a == b
-    case (.array(let a), .array(let b)): a == b
-    case (.dictionary(let a), .dictionary(let b)): a == b
+    case (.array(let a), .array(let b)):
+      a.count == b.count && zip(a, b).allSatisfy { same($0, $1) }
+    case (.dictionary(let a), .dictionary(let b)):
+      a.count == b.count && a.allSatisfy { key, value in b[key].map { same(value, $0) } ?? false }
     case (.string, _), (.integer, _), (.real, _), (.bool, _), (.date, _), (.data, _), (.array, _),
       (.dictionary, _):
       false
+    }
+  }
+
+  /// Hashes the value's case and contents, consistently with ``==(_:_:)``: a dictionary's entries
+  /// in any order hash the same.
+  ///
+  /// Any depth is safe to hash, as with ``==(_:_:)``.
+  ///
+  /// - Parameter hasher: The hasher to feed.
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .array, .dictionary: withStackForItsDepth { hashContents(into: &hasher) }
+    default: hashContents(into: &hasher)
+    }
+  }
+
+  private func hashContents(into hasher: inout Hasher) {
+    func combine(_ tag: Int, _ value: some Hashable) {
+      hasher.combine(tag)
+      hasher.combine(value)
+    }
+    switch self {
+    case .string(let value): combine(0, value)
+    case .integer(let value): combine(1, value)
+    case .real(let value): combine(2, value)
+    case .bool(let value): combine(3, value)
+    case .date(let value): combine(4, value)
+    case .data(let value): combine(5, value)
+    case .array(let elements):
+      hasher.combine(6)
+      hasher.combine(elements.count)
+      for element in elements { element.hashContents(into: &hasher) }
+    case .dictionary(let entries):
+      hasher.combine(7)
+      hasher.combine(entries.count)
+      // Order-independent, as `Dictionary`'s own hash: each entry hashed alone, then combined
+      // with an operation that doesn't depend on the order.
+      var combined = 0
+      for (key, value) in entries {
+        var entryHasher = Hasher()
+        entryHasher.combine(key)
+        value.hashContents(into: &entryHasher)
+        combined ^= entryHasher.finalize()
+      }
+      hasher.combine(combined)
     }
   }
 }
@@ -238,19 +295,49 @@ extension PropertyListValue: ExpressibleByDictionaryLiteral {
 
 // MARK: - Description
 
+extension PropertyListValue {
+  /// Whether a container is nested more than `levels` deep in this value (a scalar is 0 levels,
+  /// an empty array 1).
+  ///
+  /// Recurses at most `levels + 1` deep whatever the value's depth, without allocating: cheap to
+  /// ask with the small `levels` of ``DeepStack/levelsOnCallingThread``.
+  func isNested(deeperThan levels: Int) -> Bool {
+    switch self {
+    case .array(let elements):
+      levels <= 0 || elements.contains { $0.isNested(deeperThan: levels - 1) }
+    case .dictionary(let entries):
+      levels <= 0 || entries.values.contains { $0.isNested(deeperThan: levels - 1) }
+    default:
+      false
+    }
+  }
+}
+
 extension PropertyListValue: CustomStringConvertible {
   /// A compact rendering of the value in the style of old-style (OpenStep) property lists:
   /// strings quoted when needed, dictionaries with sorted keys, dates in ISO 8601 and data in
   /// hexadecimal.
   ///
   /// Booleans print as `true` and `false`, so they can't be mistaken for the integers 1 and 0.
+  /// Containers nested deeper than a property list file can hold (512 levels) print as `(...)`
+  /// and `{...}` below that depth, so no value, however deep, exhausts the stack.
   public var description: String {
-    var output = ""
-    write(to: &output)
-    return output
+    // Written by a walk that recurses once per level.
+    withStackForItsDepth {
+      var output = ""
+      write(to: &output, depth: 0)
+      return output
+    }
   }
 
-  private func write(to output: inout String) {
+  private func write(to output: inout String, depth: Int) {
+    if depth >= FoundationBridge.maximumDepth {
+      switch self {
+      case .array: return output += "(...)"
+      case .dictionary: return output += "{...}"
+      default: break
+      }
+    }
     switch self {
     case .string(let value):
       output += Self.quotedIfNeeded(value)
@@ -270,14 +357,14 @@ extension PropertyListValue: CustomStringConvertible {
       output += "("
       for (index, element) in elements.enumerated() {
         if index > 0 { output += ", " }
-        element.write(to: &output)
+        element.write(to: &output, depth: depth + 1)
       }
       output += ")"
     case .dictionary(let entries):
       output += "{"
       for (key, value) in entries.sortedByKey() {
         output += Self.quotedIfNeeded(key) + " = "
-        value.write(to: &output)
+        value.write(to: &output, depth: depth + 1)
         output += "; "
       }
       output += "}"

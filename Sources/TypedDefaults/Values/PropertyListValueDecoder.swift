@@ -39,7 +39,23 @@ public struct PropertyListValueDecoder: Sendable {
   ) throws
     -> Value
   {
-    try ValueDecoder(value: value, codingPath: [], userInfo: userInfo).decodeValue(type)
+    let budget = CodingBudget(levels: DeepStack.levelsOnCallingThread)
+    let result = Result {
+      try ValueDecoder(value: value, codingPath: [], userInfo: userInfo, budget: budget)
+        .decodeValue(type)
+    }
+    // Nested deeper than a small thread's stack surely holds (even if the type's own
+    // init(from:) caught the error): again, on a thread with a stack for the deepest value the
+    // limit allows.
+    guard budget.neededDeeperStack else { return try result.get() }
+    return try DeepStack.run {
+      Result {
+        try ValueDecoder(
+          value: value, codingPath: [], userInfo: userInfo,
+          budget: CodingBudget(levels: CodingBudget.maximumLevels)
+        ).decodeValue(type)
+      }
+    }.get()
   }
 }
 
@@ -79,14 +95,16 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
   let value: PropertyListValue
   let codingPath: [any CodingKey]
   let storedUserInfo: [CodingUserInfoKey: any Sendable]
+  let budget: CodingBudget
 
   init(
     value: PropertyListValue, codingPath: [any CodingKey],
-    userInfo: [CodingUserInfoKey: any Sendable]
+    userInfo: [CodingUserInfoKey: any Sendable], budget: CodingBudget
   ) {
     self.value = value
     self.codingPath = codingPath
     self.storedUserInfo = userInfo
+    self.budget = budget
   }
 
   var userInfo: [CodingUserInfoKey: Any] { storedUserInfo }
@@ -94,6 +112,14 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
   /// Decodes `type` from this decoder's value, reading the types property lists have natively
   /// as scalars.
   func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+    budget.active += 1
+    defer { budget.active -= 1 }
+    if try budget.isExceeded() {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: Array(codingPath.prefix(8)), debugDescription: CodingBudget.tooDeepDescription
+        ))
+    }
     if type == Date.self { return try scalar(Date.self, from: value, at: codingPath) as! T }
     if type == Data.self { return try scalar(Data.self, from: value, at: codingPath) as! T }
     if type == URL.self { return try scalar(URL.self, from: value, at: codingPath) as! T }
@@ -105,7 +131,8 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
       throw mismatch([String: Any].self, "a dictionary")
     }
     return KeyedDecodingContainer(
-      KeyedDecoder<Key>(entries: entries, codingPath: codingPath, userInfo: storedUserInfo)
+      KeyedDecoder<Key>(
+        entries: entries, codingPath: codingPath, userInfo: storedUserInfo, budget: budget)
     )
   }
 
@@ -113,7 +140,8 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     guard case .array(let elements) = value else {
       throw mismatch([Any].self, "an array")
     }
-    return UnkeyedDecoder(elements: elements, codingPath: codingPath, userInfo: storedUserInfo)
+    return UnkeyedDecoder(
+      elements: elements, codingPath: codingPath, userInfo: storedUserInfo, budget: budget)
   }
 
   func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -163,6 +191,7 @@ private struct KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
   let entries: [String: PropertyListValue]
   let codingPath: [any CodingKey]
   let userInfo: [CodingUserInfoKey: any Sendable]
+  let budget: CodingBudget
 
   var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }
 
@@ -178,7 +207,8 @@ private struct KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         )
       )
     }
-    return ValueDecoder(value: value, codingPath: codingPath + [key], userInfo: userInfo)
+    return ValueDecoder(
+      value: value, codingPath: codingPath + [key], userInfo: userInfo, budget: budget)
   }
 
   // Property lists have no null: a present key is never nil, a missing one reads as nil.
@@ -247,7 +277,8 @@ private struct KeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return ValueDecoder(
       value: entries[key.stringValue] ?? .dictionary([:]),
       codingPath: codingPath + [key],
-      userInfo: userInfo
+      userInfo: userInfo,
+      budget: budget
     )
   }
 
@@ -260,15 +291,17 @@ private struct UnkeyedDecoder: UnkeyedDecodingContainer {
   let elements: [PropertyListValue]
   let codingPath: [any CodingKey]
   let userInfo: [CodingUserInfoKey: any Sendable]
+  let budget: CodingBudget
   var currentIndex = 0
 
   init(
     elements: [PropertyListValue], codingPath: [any CodingKey],
-    userInfo: [CodingUserInfoKey: any Sendable]
+    userInfo: [CodingUserInfoKey: any Sendable], budget: CodingBudget
   ) {
     self.elements = elements
     self.codingPath = codingPath
     self.userInfo = userInfo
+    self.budget = budget
   }
 
   var count: Int? { elements.count }
@@ -284,7 +317,8 @@ private struct UnkeyedDecoder: UnkeyedDecodingContainer {
       )
     }
     defer { currentIndex += 1 }
-    return ValueDecoder(value: elements[currentIndex], codingPath: path, userInfo: userInfo)
+    return ValueDecoder(
+      value: elements[currentIndex], codingPath: path, userInfo: userInfo, budget: budget)
   }
 
   // Property lists have no null: an element is never nil.

@@ -35,10 +35,25 @@ public struct PropertyListValueEncoder: Sendable {
   /// - Parameter value: The value to encode.
   /// - Returns: The value as a property list.
   /// - Throws: `EncodingError.invalidValue` for a value a property list can't hold (a `nil` in
-  ///   an array or at the top level, an integer outside `Int64.min ... UInt64.max`), or whatever
-  ///   the value's `encode(to:)` throws.
+  ///   an array or at the top level, an integer outside `Int64.min ... UInt64.max`, containers
+  ///   nested more than 512 levels deep or `encode(to:)` calls more than 2,048, checked while
+  ///   descending, so no depth exhausts the stack), or whatever the value's `encode(to:)` throws.
   public func encode<Value: Encodable>(_ value: Value) throws -> PropertyListValue {
-    let node = EncodingNode()
+    let budget = CodingBudget(levels: DeepStack.levelsOnCallingThread)
+    let result = Result { try encode(value, budget: budget) }
+    // Nested deeper than a small thread's stack surely holds (even if the value's own
+    // encode(to:) caught the error): again, on a thread with a stack for the deepest value the
+    // limit allows.
+    guard budget.neededDeeperStack else { return try result.get() }
+    return try DeepStack.run {
+      Result { try encode(value, budget: CodingBudget(levels: CodingBudget.maximumLevels)) }
+    }.get()
+  }
+
+  private func encode<Value: Encodable>(
+    _ value: Value, budget: CodingBudget
+  ) throws -> PropertyListValue {
+    let node = EncodingNode(depth: 0, budget: budget)
     try node.encode(value, codingPath: [], userInfo: userInfo)
     return try node.finished(codingPath: [])
   }
@@ -55,10 +70,39 @@ private final class EncodingNode {
     case unset, scalar, null, keyed, unkeyed
   }
 
+  /// How many containers hold this node (the top-level value's is 0).
+  let depth: Int
+  let budget: CodingBudget
   var kind = Kind.unset
   var scalar: PropertyListValue?
   var keyed: [String: EncodingNode] = [:]
   var unkeyed: [EncodingNode] = []
+
+  init(depth: Int, budget: CodingBudget) {
+    self.depth = depth
+    self.budget = budget
+  }
+
+  /// A node for a value this node holds, which the caller stores in ``keyed`` or ``unkeyed``.
+  func child() -> EncodingNode {
+    EncodingNode(depth: depth + 1, budget: budget)
+  }
+
+  /// Makes this node a keyed or unkeyed container; one deeper than a property list can nest
+  /// marks the encoding as failed (the containers' methods can't throw), and its contents are
+  /// then never attached, so the tree of nodes stays shallow.
+  func becomeContainer(_ kind: Kind, codingPath: [any CodingKey]) {
+    if depth >= FoundationBridge.maximumDepth, budget.tooDeep == nil {
+      budget.tooDeep = codingPath
+    }
+    guard self.kind != kind else { return }
+    self.kind = kind
+    keyed = [:]
+    unkeyed = []
+  }
+
+  /// Whether children may be attached: not once the encoding went too deep.
+  var attachesChildren: Bool { budget.tooDeep == nil }
 
   func setScalar(_ value: PropertyListValue) {
     kind = .scalar
@@ -71,6 +115,10 @@ private final class EncodingNode {
     codingPath: [any CodingKey],
     userInfo: [CodingUserInfoKey: any Sendable]
   ) throws {
+    budget.active += 1
+    defer { budget.active -= 1 }
+    if let path = budget.tooDeep { throw tooDeep(at: path) }
+    if try budget.isExceeded() { throw tooDeep(at: codingPath) }
     switch value {
     case let date as Date: setScalar(.date(date))
     case let data as Data: setScalar(.data(data))
@@ -81,6 +129,7 @@ private final class EncodingNode {
   }
 
   func finished(codingPath: [any CodingKey]) throws -> PropertyListValue {
+    if let path = budget.tooDeep { throw tooDeep(at: path) }
     switch kind {
     case .unset:
       // A value whose encode(to:) encoded nothing: an empty keyed container, as JSONEncoder does.
@@ -138,6 +187,15 @@ struct PlainKey: CodingKey {
   }
 }
 
+/// The error of a value nested deeper than ``CodingBudget`` allows.
+private func tooDeep(at codingPath: [any CodingKey]) -> EncodingError {
+  EncodingError.invalidValue(
+    Optional<Any>.none as Any,
+    EncodingError.Context(
+      codingPath: Array(codingPath.prefix(8)), debugDescription: CodingBudget.tooDeepDescription)
+  )
+}
+
 private func nilInArray(at codingPath: [any CodingKey]) -> EncodingError {
   EncodingError.invalidValue(
     Optional<Any>.none as Any,
@@ -182,20 +240,14 @@ private struct ValueEncoder: Encoder, SingleValueEncodingContainer {
   var userInfo: [CodingUserInfoKey: Any] { storedUserInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    if node.kind != .keyed {
-      node.kind = .keyed
-      node.keyed = [:]
-    }
+    node.becomeContainer(.keyed, codingPath: codingPath)
     return KeyedEncodingContainer(
       KeyedEncoder<Key>(node: node, codingPath: codingPath, userInfo: storedUserInfo)
     )
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    if node.kind != .unkeyed {
-      node.kind = .unkeyed
-      node.unkeyed = []
-    }
+    node.becomeContainer(.unkeyed, codingPath: codingPath)
     return UnkeyedEncoder(node: node, codingPath: codingPath, userInfo: storedUserInfo)
   }
 
@@ -230,8 +282,8 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
   let userInfo: [CodingUserInfoKey: any Sendable]
 
   private func child(for key: Key) -> EncodingNode {
-    let child = EncodingNode()
-    node.keyed[key.stringValue] = child
+    let child = node.child()
+    if node.attachesChildren { node.keyed[key.stringValue] = child }
     return child
   }
 
@@ -294,8 +346,8 @@ private struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   func superEncoder() -> any Encoder {
     let key = PlainKey("super")
-    let child = EncodingNode()
-    node.keyed[key.stringValue] = child
+    let child = node.child()
+    if node.attachesChildren { node.keyed[key.stringValue] = child }
     return ValueEncoder(node: child, codingPath: codingPath + [key], userInfo: userInfo)
   }
 
@@ -314,8 +366,8 @@ private struct UnkeyedEncoder: UnkeyedEncodingContainer {
   var count: Int { node.unkeyed.count }
 
   private func appendChild() -> EncodingNode {
-    let child = EncodingNode()
-    node.unkeyed.append(child)
+    let child = node.child()
+    if node.attachesChildren { node.unkeyed.append(child) }
     return child
   }
 

@@ -10,14 +10,17 @@
 /// checked by the backends that store them.
 enum WriteValidation {
   enum Problem {
-    case tooDeep, tooMany
+    /// Nested more than this many levels: ``FoundationBridge/maximumDepth`` for a file's root,
+    /// one less for a value stored under a key of the root dictionary.
+    case tooDeep(levels: Int)
+    case tooMany
     /// A date of this many seconds since 2001, which is not finite.
     case nonFiniteDate(Double)
 
     var reason: String {
       switch self {
-      case .tooDeep:
-        "It is nested more than \(FoundationBridge.maximumDepth) levels deep, deeper than can be read back"
+      case .tooDeep(let levels):
+        "It is nested more than \(levels) levels deep, deeper than can be read back"
       case .tooMany:
         "It holds more than \(FoundationBridge.maximumValueCount) values, more than can be read back"
       case .nonFiniteDate(let seconds):
@@ -46,33 +49,59 @@ enum WriteValidation {
     return problem(in: root, depth: 0, count: &count)
   }
 
-  /// What stops `value`, read at `depth`, from being read back; stops at the first problem, so
-  /// neither a deep nor a huge value is walked to its end.
+  /// What stops `value`, read at `depth`, from being read back.
+  ///
+  /// Stops at the first problem, so neither a deep nor a huge value is walked to its end. The walk
+  /// keeps its own stack of the containers it is in, so no depth exhausts the thread's.
   private static func problem(
     in value: PropertyListValue,
-    depth: Int,
+    depth rootDepth: Int,
     count: inout Int
   ) -> Problem? {
-    count += 1
-    guard count <= FoundationBridge.maximumValueCount else { return .tooMany }
-    switch value {
-    case .array(let elements):
-      // The reader accepts a container at depth d when d < maximumDepth.
-      guard depth < FoundationBridge.maximumDepth else { return .tooDeep }
-      for element in elements {
-        if let problem = problem(in: element, depth: depth + 1, count: &count) { return problem }
-      }
-    case .dictionary(let entries):
-      guard depth < FoundationBridge.maximumDepth else { return .tooDeep }
-      for entry in entries.values {
-        if let problem = problem(in: entry, depth: depth + 1, count: &count) { return problem }
-      }
-    case .date(let date):
-      let seconds = date.timeIntervalSinceReferenceDate
-      if !seconds.isFinite { return .nonFiniteDate(seconds) }
-    default:
-      break
+    /// A container being walked and the position of its next child.
+    enum Frame {
+      case array([PropertyListValue], next: Int)
+      case dictionary([String: PropertyListValue].Values, next: [String: PropertyListValue].Index)
     }
-    return nil
+    var frames: [Frame] = []
+    var next: PropertyListValue? = value
+    while true {
+      if let value = next {
+        next = nil
+        count += 1
+        guard count <= FoundationBridge.maximumValueCount else { return .tooMany }
+        let depth = rootDepth + frames.count
+        switch value {
+        case .array(let elements):
+          // The reader accepts a container at depth d when d < maximumDepth.
+          guard depth < FoundationBridge.maximumDepth else {
+            return .tooDeep(levels: FoundationBridge.maximumDepth - rootDepth)
+          }
+          frames.append(.array(elements, next: 0))
+        case .dictionary(let entries):
+          guard depth < FoundationBridge.maximumDepth else {
+            return .tooDeep(levels: FoundationBridge.maximumDepth - rootDepth)
+          }
+          frames.append(.dictionary(entries.values, next: entries.values.startIndex))
+        case .date(let date):
+          let seconds = date.timeIntervalSinceReferenceDate
+          if !seconds.isFinite { return .nonFiniteDate(seconds) }
+        default:
+          break
+        }
+      }
+      // The next child of the innermost container, leaving the containers that have no more.
+      guard let frame = frames.popLast() else { return nil }
+      switch frame {
+      case .array(let elements, let index):
+        guard index < elements.count else { continue }
+        next = elements[index]
+        frames.append(.array(elements, next: index + 1))
+      case .dictionary(let values, let index):
+        guard index < values.endIndex else { continue }
+        next = values[index]
+        frames.append(.dictionary(values, next: values.index(after: index)))
+      }
+    }
   }
 }

@@ -18,7 +18,7 @@ enum WriteCommand: Command {
                                is an array of two strings; use -array -int 1 -int 2)
                              anything else, such as hello or 'two words', is stored as a string
                              (a literal that parses but can't be stored, such as one nested
-                             more than 512 levels deep, is an error, not a string)
+                             more than 511 levels deep, is an error, not a string)
       -string text           a string, as it is (also text starting with '-')
       -int n, -integer n     an integer, from \(Int64.min) to \(UInt64.max)
       -float x               a real number: 0.5, -2, 1e-3, inf, nan (one too large for a

@@ -41,23 +41,11 @@ enum BinaryPropertyListReader {
     _ data: Data, path: String, salvagingEntries: Bool = false
   ) throws(SettingsError) -> PropertyListReaders.Result {
     // The decoder recurses once per level of nesting. Files nest a few levels; one nested
-    // deeper than a small thread stack can surely hold (a secondary thread on Apple platforms
-    // has 512 KiB) is decoded again on a thread of its own with a stack for the deepest file
-    // the limit allows.
+    // deeper than a small thread stack can surely hold is decoded again with a stack for the
+    // deepest file the limit allows (DeepStack).
     var outcome = decode(data, salvaging: salvagingEntries, stackDepthLimit: 16)
     if case .failure(let failure) = outcome, failure.needsDeeperStack {
-      let result = Locked<Swift.Result<Decoded, Failure>?>(nil)
-      let done = DispatchSemaphore(value: 0)
-      let thread = Thread {
-        result.withLock {
-          $0 = decode(data, salvaging: salvagingEntries, stackDepthLimit: .max)
-        }
-        done.signal()
-      }
-      thread.stackSize = 64 << 20
-      thread.start()
-      done.wait()
-      outcome = result.withLock { $0 } ?? .failure(Failure("The file could not be decoded"))
+      outcome = DeepStack.run { decode(data, salvaging: salvagingEntries, stackDepthLimit: .max) }
     }
     switch outcome {
     case .success(let decoded):
