@@ -259,21 +259,21 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
     var unreadableShippedFiles: [SettingsError] = []
-    var text: [Int: [String: PropertyListValue]] = [:]
+    var given: [Int: [String: PropertyListValue]] = [:]
     for slot in slots {
       let contents: LayerContents
       do {
         contents = try slot.source.read()
       } catch  where options.opensDespiteUnreadableReadOnlyFiles {
         unreadableShippedFiles.append(error)
-        if slot.isText { text[slot.index] = [:] }
+        if slot.keepsGiven { given[slot.index] = [:] }
         continue
       }
       let entries = PersistedPropertyListFile.normalizingKeys(
         of: contents.values, by: options.keyNormalization?.normalize, layer: "\(slot.layer)",
         store: name)
       values[slot.index] = entries
-      if slot.isText { text[slot.index] = entries }
+      if slot.keepsGiven { given[slot.index] = entries }
       // A change's description, which knows no store, redacts what a secret layer gives.
       if slot.holdsSecrets { SecretRedaction.noteSecret(entries.keys) }
       unreadableShippedEntries += contents.problems
@@ -287,7 +287,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       order: order, layers: values, fileFormat: persistentFormat,
       sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds)
     state.forcedIndices = slots.filter(\.source.isForced).map(\.index)
-    state.text = text
+    state.given = given
     self.state = Locked(state)
 
     if let recovery = read.recovery {
