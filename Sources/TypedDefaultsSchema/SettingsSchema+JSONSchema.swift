@@ -19,7 +19,7 @@ extension SettingsSchema {
   ///   path), `uuid` for UUIDs, `contentEncoding`
   ///   `base64` for data;
   /// - `default` (left out for a secret, an optional setting whose default is `nil`, and a
-  ///   computed default), `enum` for allowed values, `minimum` and `maximum` for a numeric range
+  ///   computed default), `enum` for allowed values (left out for a secret), `minimum` and `maximum` for a numeric range
   ///   (`x-typeddefaults-minimum` / `-maximum` for a range of strings or dates, which JSON Schema
   ///   can't bound), `description` for the help text, `readOnly` for a managed setting;
   /// - `x-typeddefaults-type` (the Swift type), `x-typeddefaults-property` (the property path),
@@ -131,7 +131,10 @@ extension SettingsSchema {
     if let value = setting.defaultValue, !setting.isSecret {
       property["default"] = jsonValue(of: value)
     }
-    if let allowed = setting.allowedValues { property["enum"] = allowed.map(jsonValue(of:)) }
+    // A secret's allowed values are left out, as its default is: they may tell the secret.
+    if let allowed = setting.allowedValues, !setting.isSecret {
+      property["enum"] = allowed.map(jsonValue(of:))
+    }
     for (bound, name) in [(setting.minimum, "minimum"), (setting.maximum, "maximum")] {
       guard let bound else { continue }
       switch bound {

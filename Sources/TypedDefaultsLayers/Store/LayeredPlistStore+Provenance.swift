@@ -99,7 +99,7 @@ extension LayeredPlistStore {
         guard let declared, let value = values[layer], declared.readsType(value) else {
           return nil
         }
-        return declared.annotations?.constraintDescription
+        return declared.annotations?.constraintDescription(isSecret: declared.isSecret)
       }
     }
 
