@@ -134,6 +134,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   let problems = Locked<[SettingsError]>([])
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   package let watchers = Locked<[FileWatcher]>([])
+  /// The reading again of `data.plist` after a change while the store watches, retried while it
+  /// fails (see ``startWatching()``).
+  let watchReload = Locked<RetriedReload?>(nil)
   /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
   let declaredKeys = Locked<[String: DeclaredKey]>([:])
   /// The store's read-only layers that a source fills, in the store's order.
