@@ -26,8 +26,9 @@ extension LayeredPlistStore {
     /// The number of reads started, so that a late read never replaces a later one.
     let reads = Locked(0)
     /// The store's subscription to the source's watch (shared with other stores layering the
-    /// source) while the store watches.
-    let subscription = Locked<SharedSourceWatch.Subscription?>(nil)
+    /// source), and the reading again of the source after a report (retried while it fails),
+    /// while the store watches.
+    let subscription = Locked<(SharedSourceWatch.Subscription, RetriedReload)?>(nil)
     /// The problems of the source's latest read, so that a reread records and reports only the
     /// new ones.
     let problems = Locked<[SettingsError]>([])
@@ -68,19 +69,33 @@ extension LayeredPlistStore {
   }
 
   /// Subscribes to every source's watch (``SharedSourceWatch``), each report read by a reporter
-  /// of the store's own that reads the source again (``reread(_:)``).
+  /// of the store's own that reads the source again (``reread(_:)``); a read that throws is
+  /// reported once per reason and tried again (``RetriedReload``) until it succeeds, the layer
+  /// keeping its values meanwhile.
   func connectSources() {
+    let name = name
     for slot in sourceSlots {
-      let reporter = LayerSourceReporter { [weak self, weak slot] _ in
-        guard let self, let slot else { return }
-        self.reread(slot)
-      }
+      let layer = slot.layer
+      let reloading = RetriedReload(
+        reload: { [weak self, weak slot] () throws(SettingsError) in
+          guard let self, let slot else { return }
+          try self.reread(slot)
+        },
+        report: { error in
+          SettingsDiagnostics.report(
+            SettingsDiagnostic(
+              kind: .watchFailed, key: nil, backend: name,
+              message: "\(error); the \(layer) layer keeps the values it had, and its source is "
+                + "read again, every second at most, until it can"))
+        })
+      let reporter = LayerSourceReporter { _ in reloading.run() }
       let subscription = SharedSourceWatch.subscribe(reporter, to: slot.source)
       let previous = slot.subscription.withLock { current in
-        defer { current = subscription }
+        defer { current = (subscription, reloading) }
         return current
       }
-      previous?.unsubscribe()
+      previous?.0.unsubscribe()
+      previous?.1.stop()
     }
   }
 
@@ -92,7 +107,8 @@ extension LayeredPlistStore {
         defer { current = nil }
         return current
       }
-      subscription?.unsubscribe()
+      subscription?.0.unsubscribe()
+      subscription?.1.stop()
     }
   }
 
@@ -100,25 +116,15 @@ extension LayeredPlistStore {
   /// is re-resolved (validated first, see ``apply(_:to:in:rejections:)``), and observers of those
   /// whose effective value changed are told, once each.
   ///
-  /// A read that throws is reported and the layer keeps its values.
-  ///
   /// - Returns: Whether the layer's values changed.
+  /// - Throws: What the source's read throws; the layer keeps its values.
   @discardableResult
-  func reread(_ slot: SourceSlot) -> Bool {
+  func reread(_ slot: SourceSlot) throws(SettingsError) -> Bool {
     let read = slot.reads.withLock { reads in
       reads += 1
       return reads
     }
-    let contents: LayerContents
-    do {
-      contents = try slot.source.read()
-    } catch {
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .watchFailed, key: nil, backend: name,
-          message: "\(error); the \(slot.layer) layer keeps the values it had"))
-      return false
-    }
+    let contents = try slot.source.read()
     let values = normalizingKeys(of: contents.values, layer: slot.layer)
     if slot.holdsSecrets { SecretRedaction.noteSecret(values.keys) }
     // A problem the previous read had already is recorded and reported once, not on every read.

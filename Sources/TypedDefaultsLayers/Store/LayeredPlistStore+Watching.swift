@@ -104,14 +104,4 @@ extension LayeredPlistStore {
       reloading.run()
     }
   }
-
-  /// Reads a read-only layer's source again and takes in its values (see ``reread(_:)``).
-  ///
-  /// - Parameter layer: A layer a source fills.
-  /// - Returns: Whether the layer's values changed.
-  @discardableResult
-  func reloadShippedLayer(_ layer: Layer) -> Bool {
-    guard let slot = sourceSlots.first(where: { $0.layer == layer }) else { return false }
-    return reread(slot)
-  }
 }
