@@ -32,7 +32,7 @@ extension SettingsSchema {
     let file = PropertyListFile(url: url, maximumSize: Self.maximumFileSize)
     guard let data = try file.readData() else { return nil }
     do {
-      try self.init(jsonSchema: data)
+      try self.init(jsonSchema: data, file: url.path)
     } catch {
       throw SettingsError(error.code, path: url.path, key: error.key, reason: error.reason)
     }

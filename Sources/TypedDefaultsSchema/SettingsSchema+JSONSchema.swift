@@ -19,7 +19,7 @@ extension SettingsSchema {
   ///   path), `uuid` for UUIDs, `contentEncoding`
   ///   `base64` for data;
   /// - `default` (left out for a secret, an optional setting whose default is `nil`, and a
-  ///   computed default), `enum` for allowed values, `minimum` and `maximum` for a numeric range
+  ///   computed default), `enum` for allowed values (left out for a secret), `minimum` and `maximum` for a numeric range
   ///   (`x-typeddefaults-minimum` / `-maximum` for a range of strings or dates, which JSON Schema
   ///   can't bound), `description` for the help text, `readOnly` for a managed setting;
   /// - `x-typeddefaults-type` (the Swift type), `x-typeddefaults-property` (the property path),
@@ -52,13 +52,22 @@ extension SettingsSchema {
   /// hand in the same form).
   ///
   /// Reads the keywords ``jsonSchema()`` writes and ignores others; a property with no `type`
-  /// reads as ``SettingSchema/Shape/any``; a `default`, `enum` or bound that doesn't have the
-  /// property's shape is left out, so a hand-edited file can't make the tool refuse everything.
+  /// reads as ``SettingSchema/Shape/any``; a `default`, `enum` member or bound that doesn't have
+  /// the property's shape is left out, so a hand-edited file can't make the tool refuse
+  /// everything. An `enum` left with no member (none has the property's shape, or it is empty)
+  /// is ignored, every value of the shape allowed, and reported as a
+  /// ``SettingsDiagnostic/Kind/typeMismatch`` diagnostic naming the key.
   ///
   /// - Parameter jsonSchema: The document's bytes.
   /// - Throws: ``SettingsError/Code/corruptFile`` if the bytes are not JSON, or not an object
   ///   whose `properties` is an object of objects.
   public init(jsonSchema: Data) throws(SettingsError) {
+    try self.init(jsonSchema: jsonSchema, file: nil)
+  }
+
+  /// Reads a schema from a JSON Schema document (see ``init(jsonSchema:)``), read from `file`
+  /// if given, which the diagnostics name.
+  init(jsonSchema: Data, file: String?) throws(SettingsError) {
     let document: Any
     do {
       document = try JSONSerialization.jsonObject(with: jsonSchema)
@@ -78,7 +87,7 @@ extension SettingsSchema {
         throw SettingsError(
           .corruptFile, key: key, reason: "The schema of '\(key)' is not a JSON object")
       }
-      settings.append(Self.setting(key: key, from: property))
+      settings.append(Self.setting(key: key, from: property, file: file))
     }
     self.init(title: root["title"] as? String ?? "", settings: settings)
   }
@@ -122,7 +131,10 @@ extension SettingsSchema {
     if let value = setting.defaultValue, !setting.isSecret {
       property["default"] = jsonValue(of: value)
     }
-    if let allowed = setting.allowedValues { property["enum"] = allowed.map(jsonValue(of:)) }
+    // A secret's allowed values are left out, as its default is: they may tell the secret.
+    if let allowed = setting.allowedValues, !setting.isSecret {
+      property["enum"] = allowed.map(jsonValue(of:))
+    }
     for (bound, name) in [(setting.minimum, "minimum"), (setting.maximum, "maximum")] {
       guard let bound else { continue }
       switch bound {
@@ -165,7 +177,9 @@ extension SettingsSchema {
 
   // MARK: - Reading
 
-  private static func setting(key: String, from property: [String: Any]) -> SettingSchema {
+  private static func setting(
+    key: String, from property: [String: Any], file: String?
+  ) -> SettingSchema {
     let shape = shape(from: property)
     let value = { (json: Any?) in json.flatMap { propertyListValue(fromJSON: $0, shape: shape) } }
     let bound = { (name: String) in
@@ -174,10 +188,21 @@ extension SettingsSchema {
           propertyListValue(fromJSON: $0, shape: shape)
         }
     }
-    let allowed = (property["enum"] as? [Any]).map { $0.compactMap { value($0) } }
+    var allowed = (property["enum"] as? [Any]).map { $0.compactMap { value($0) } }
+    let typeName = property["x-typeddefaults-type"] as? String ?? shape.jsonTypeName
+    if allowed?.isEmpty == true {
+      // No value could be stored: the enum is ignored, as a member of another kind is.
+      allowed = nil
+      SettingsDiagnostics.report(
+        SettingsDiagnostic(
+          kind: .typeMismatch, key: key, backend: file ?? "JSON Schema", expectedType: typeName,
+          message: "The enum of '\(key)' in the schema\(file.map { " at '\($0)'" } ?? "") has no "
+            + "member of its type (\(typeName)); it is ignored: every value of the type is allowed"
+        ))
+    }
     return SettingSchema(
       key: key, propertyPath: property["x-typeddefaults-property"] as? String,
-      typeName: property["x-typeddefaults-type"] as? String ?? shape.jsonTypeName,
+      typeName: typeName,
       shape: shape, isOptional: isTrue(property["x-typeddefaults-optional"]),
       defaultValue: value(property["default"]), help: property["description"] as? String,
       allowedValues: allowed, minimum: bound("minimum"), maximum: bound("maximum"),

@@ -133,7 +133,8 @@ private struct AppConfigKey {
     case .string, .integer, .real: listsValues = true
     default: listsValues = false
     }
-    if listsValues, let values = setting.allowedValues {
+    // A secret's allowed values are left out, as its default is.
+    if listsValues, !setting.isSecret, let values = setting.allowedValues {
       let texts = values.map(scalar.format)
       if !texts.contains(nil) { allowed = texts.compactMap { $0 } }
     }

@@ -20,7 +20,8 @@ extension SettingsSchema {
   /// - **Default**: the default as stored (as ``PropertyListValue/description`` prints it), in a
   ///   code span; `<secret>` for a secret; `—` for none (an optional defaulting to `nil`, or a
   ///   default computed on each read).
-  /// - **Accepts**: the allowed values, each in a code span, or the range
+  /// - **Accepts**: the allowed values, each in a code span (a secret's never: `one of its
+  ///   secret allowed values`), or the range
   ///   (``SettingSchema/rangeDescription``); then `managed` if the backend enforces the key
   ///   (``SettingSchema/isManaged``); `—` if none of these.
   /// - **Description**: the help text; `—` if none.
@@ -63,7 +64,9 @@ package enum MarkdownCell {
 
   static func accepts(_ setting: SettingSchema) -> String {
     var parts: [String] = []
-    if let allowedValues = setting.allowedValues {
+    if setting.isSecret, setting.allowedValues != nil {
+      parts.append(text("one of its secret allowed values"))
+    } else if let allowedValues = setting.allowedValues {
       parts.append(allowedValues.map { code($0.description) }.joined(separator: ", "))
     } else if let range = setting.rangeDescription {
       parts.append(text(range))

@@ -207,7 +207,8 @@ struct Domain {
   ///   - argument: The domain as typed.
   ///   - verb: The verb, for messages.
   ///   - layerFiles: Where a layered store's read-only files are, if not in its folder.
-  /// - Throws: A usage ``Failure`` for an empty name or one that is only whitespace, an option in
+  /// - Throws: A usage ``Failure`` for an empty name, one that is only whitespace or holds a
+  ///   control character (``UserDefaultsBackend/suiteNameProblem(_:)``), an option in
   ///   the domain's place (`defaults`' `-g`, `-app`, `-currentHost`, which `settings` doesn't
   ///   have), or `--delivered`/`--bundled` given for a domain that isn't a store folder; a
   ///   ``Failure`` for a folder path (ending in `/`) where there is no folder, or
@@ -223,6 +224,11 @@ struct Domain {
       throw Failure.usage(
         "\(verb): unknown option '\(argument)'; a domain is a suite name, a .plist file or a "
           + "store folder (see 'settings --help')")
+    }
+    // A name (not a path) names a suite's file or an app's store folder: never one holding a
+    // control character, as UserDefaultsBackend refuses it.
+    if !Self.looksLikePath(argument), let problem = UserDefaultsBackend.suiteNameProblem(argument) {
+      throw Failure.usage("\(verb): the domain name '\(argument)' is not a valid name: \(problem)")
     }
     if argument.hasSuffix("/") {
       // A folder, by its final '/': never a file named after it, created by a write.
@@ -264,11 +270,12 @@ struct Domain {
   }
 
   /// Whether `name`, typed as a domain, names the suite `name`: not a path, not an option, not
-  /// empty or only whitespace.
+  /// empty or only whitespace, and a valid suite name (no control character).
   ///
   /// `domains` lists only the suites this holds for.
   static func isSuiteName(_ name: String) -> Bool {
     !name.allSatisfy(\.isWhitespace) && !name.hasPrefix("-") && !looksLikePath(name)
+      && UserDefaultsBackend.suiteNameProblem(name) == nil
   }
 
   private static func kind(

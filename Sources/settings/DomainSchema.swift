@@ -79,7 +79,12 @@ enum SchemaCheck {
   ) -> String? {
     guard let setting = schema[key], var reason = setting.problem(with: value) else { return nil }
     if setting.isSecret {
-      reason = "the secret value doesn't fit its declaration (\(declaration(of: setting)))"
+      // Neither the value nor the allowed values are shown.
+      reason =
+        setting.shape.problem(with: value) == nil
+          && setting.allowedValues.map({ !$0.contains(value) }) == true
+        ? "the secret value is not an allowed value (\(setting.typeName))"
+        : "the secret value doesn't fit its declaration (\(declaration(of: setting)))"
     } else if suggestingFlags, case .string(let text) = value,
       let hint = flag(parsing: text, as: setting.shape)
     {
@@ -106,7 +111,9 @@ enum SchemaCheck {
   static func declaration(of setting: SettingSchema) -> String {
     var words = setting.typeName
     if let range = setting.rangeDescription { words += ", \(range)" }
-    if let allowed = setting.allowedValues {
+    if setting.isSecret, setting.allowedValues != nil {
+      words += ", one of its secret allowed values"
+    } else if let allowed = setting.allowedValues {
       words += ", one of " + allowed.map(OldStylePlist.inline).joined(separator: ", ")
     }
     return words

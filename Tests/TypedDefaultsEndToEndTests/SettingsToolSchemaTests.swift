@@ -209,6 +209,35 @@ extension SettingsToolTests {
         """)
   }
 
+  /// A secret's allowed values were listed by `explain` and in the refusal of a write; a schema
+  /// an earlier version wrote still holds them in its `enum`.
+  @Test func aSecretsAllowedValuesAreShownNeitherByExplainNorInARefusal() throws {
+    let folder = directory.file("secret")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let data = folder.appendingPathComponent("data.plist")
+    try PropertyListFile(url: data).write(["code": "alpha-7"])
+    let schema = #"""
+      {"properties": {"code": {"type": "string", "x-typeddefaults-type": "String",
+        "x-typeddefaults-secret": true, "enum": ["alpha-7", "bravo-9"]}}}
+      """#
+    try Data(schema.utf8).write(to: SettingsSchema.fileURL(nextTo: data))
+    try expect(
+      ["write", folder.path, "code", "charlie-3"],
+      failsWith: "Cannot write 'code': the secret value is not an allowed value (String)")
+    try expect(
+      ["explain", folder.path, "code"],
+      prints: """
+        code (String, one of its secret allowed values)
+          persistent  data.plist              <secret>   <- wins
+          delivered   JF-info.plist           (no file)
+          bundled     Info.plist              (no file)
+          declared    data.plist.schema.json  -
+
+        """)
+    // An allowed value is written.
+    try succeed(["write", folder.path, "code", "bravo-9"])
+  }
+
   @Test func settingsSchemaPrintsTheSchemaFileAsStored() throws {
     let folder = try declaredStore()
     let stored = try Data(contentsOf: folder.appendingPathComponent("data.plist.schema.json"))

@@ -1289,6 +1289,23 @@ import TypedDefaultsTestSupport
     #expect(!FileManager.default.fileExists(atPath: configHome.path))
   }
 
+  /// A suite name with a newline made a file with a newline in its name.
+  @Test func aSuiteNameWithAControlCharacterIsRefusedAndMakesNoFile() throws {
+    try expect(
+      ["write", "bad\nname", "k", "v"],
+      failsWith:
+        "write: the domain name 'bad\\u{A}name' is not a valid name: it holds a control character "
+        + "(U+000A)",
+      status: 64)
+    try expect(
+      ["read", "tab\tname"],
+      failsWith:
+        "read: the domain name 'tab\\u{9}name' is not a valid name: it holds a control character "
+        + "(U+0009)",
+      status: 64)
+    #expect(!FileManager.default.fileExists(atPath: configHome.path))
+  }
+
   // MARK: - Several processes
 
   /// Runs `settings` from `workers` threads at once, `runs` times each, with the arguments

@@ -30,9 +30,14 @@ package final class SettingAnnotations: @unchecked Sendable {
     self.accepts = accepts
   }
 
-  /// What the constraint says, for messages: `in 0.0...1.0`, `one of "aac", "opus"`.
-  package var constraintDescription: String {
+  /// What the constraint says, for messages: `in 0.0...1.0`, `one of "aac", "opus"`; a secret's
+  /// allowed values are never listed: `one of its secret allowed values`.
+  ///
+  /// - Parameter isSecret: Whether the setting is secret.
+  /// - Returns: The constraint in words, `any value` if there is none.
+  package func constraintDescription(isSecret: Bool) -> String {
     if let allowedValues {
+      if isSecret { return "one of its secret allowed values" }
       return "one of \(allowedValues.map { "\($0)" }.joined(separator: ", "))"
     }
     guard let range = SettingSchema.rangeDescription(minimum: minimum, maximum: maximum) else {

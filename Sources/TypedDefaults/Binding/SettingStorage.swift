@@ -228,11 +228,18 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     guard let annotations, let accepts = annotations.accepts, let stored, !accepts(value) else {
       return nil
     }
+    let help = annotations.help.map { " (\($0))" } ?? ""
+    // A secret's allowed values are never listed.
+    if isSecret, annotations.allowedValues != nil {
+      return SettingsError(
+        .valueNotAllowed, key: key,
+        reason: "The secret value is not an allowed value of '\(key)'" + help)
+    }
     let shown = isSecret ? "The secret value" : "\(stored)"
     return SettingsError(
       .valueNotAllowed, key: key,
-      reason: "\(shown) is not allowed: '\(key)' accepts \(annotations.constraintDescription)"
-        + (annotations.help.map { " (\($0))" } ?? ""))
+      reason: "\(shown) is not allowed: '\(key)' accepts "
+        + annotations.constraintDescription(isSecret: isSecret) + help)
   }
 
   /// Stores a value; `nil` (from an `Optional`) removes the key.
@@ -345,7 +352,11 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     let shown = isSecret ? "" : " (\(stored))"
     let fallback = isSecret ? "" : " (\(ValueDescription.of(defaultValue)))"
     let problem =
-      notAllowed.map { "that is not allowed (\(key) accepts \($0.constraintDescription))" }
+      notAllowed.map {
+        isSecret && $0.allowedValues != nil
+          ? "that is not an allowed value"
+          : "that is not allowed (\(key) accepts \($0.constraintDescription(isSecret: isSecret)))"
+      }
       ?? "that can't be read as \(Value.typeName)\(why ?? "")"
     SettingsDiagnostics.report(
       SettingsDiagnostic(

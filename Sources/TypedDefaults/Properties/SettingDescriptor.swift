@@ -150,7 +150,9 @@ public struct SettingDescriptor: Sendable, CustomStringConvertible {
     }
     var line = "\(key): \(typeName) = \(state.description)\(marker)"
     if let annotations = setting.untypedStorage.annotations {
-      if annotations.accepts != nil { line += " (\(annotations.constraintDescription))" }
+      if annotations.accepts != nil {
+        line += " (\(annotations.constraintDescription(isSecret: isSecret)))"
+      }
       if let help = annotations.help { line += " // \(help)" }
     }
     return line

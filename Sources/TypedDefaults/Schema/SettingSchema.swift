@@ -178,6 +178,9 @@ public struct SettingSchema: Sendable, Hashable {
   public var help: String?
   /// The values the setting accepts, if it accepts only some (`allowedValues:` or the cases of a
   /// `CaseIterable` enum), as stored; `nil` for any value of its shape.
+  ///
+  /// A secret's are checked (``problem(with:)``) but never shown: the exports leave them out, and
+  /// reasons don't list them.
   public var allowedValues: [PropertyListValue]?
   /// The smallest value the setting accepts (`in: 0...1`), `nil` for no lower bound.
   public var minimum: PropertyListValue?
@@ -229,28 +232,33 @@ public struct SettingSchema: Sendable, Hashable {
   /// that isn't one of ``allowedValues``, or one outside ``minimum`` … ``maximum``.
   ///
   /// Numbers compare by value (an integer against a real bound), strings by their characters,
-  /// dates by time; a bound of another kind than the value is ignored.
+  /// dates by time; a bound of another kind than the value is ignored. A secret's reason
+  /// (``isSecret``) shows neither the value nor the allowed values: `the secret value is not an
+  /// allowed value`.
   ///
   /// - Parameter value: The value to check, as it would be stored.
   /// - Returns: A one-line reason naming the declared type and constraint, or `nil`.
   public func problem(with value: PropertyListValue) -> String? {
+    // A secret's reason shows neither the value nor the allowed values.
     if let problem = shape.problem(with: value) {
-      return "\(problem) (\(typeName))"
+      return isSecret
+        ? "the secret value can't be stored as \(typeName)" : "\(problem) (\(typeName))"
     }
+    let shown = isSecret ? "the secret value" : ValueDescription.of(value)
     if let allowedValues, !allowedValues.contains(value) {
+      if isSecret { return "the secret value is not an allowed value" }
       let listed = allowedValues.map { ValueDescription.of($0) }.joined(separator: ", ")
-      return "\(ValueDescription.of(value)) is not one of the allowed values (\(listed))"
+      return "\(shown) is not one of the allowed values (\(listed))"
     }
     if minimum != nil || maximum != nil, case .real(let real) = value, real.isNaN {
-      return "nan is not a number, so it is outside the range (\(rangeDescription ?? ""))"
+      return "\(isSecret ? shown : "nan") is not a number, so it is outside the range "
+        + "(\(rangeDescription ?? ""))"
     }
     if let minimum, let order = SettingSchema.order(value, minimum), order < 0 {
-      return
-        "\(ValueDescription.of(value)) is less than the minimum, \(ValueDescription.of(minimum))"
+      return "\(shown) is less than the minimum, \(ValueDescription.of(minimum))"
     }
     if let maximum, let order = SettingSchema.order(value, maximum), order > 0 {
-      return
-        "\(ValueDescription.of(value)) is greater than the maximum, \(ValueDescription.of(maximum))"
+      return "\(shown) is greater than the maximum, \(ValueDescription.of(maximum))"
     }
     return nil
   }

@@ -46,7 +46,8 @@ import TypedDefaults
 ///   as the next argument, two take it after `=`;
 /// - `-Key` with no value (``SettingsError/Code/missingArgumentValue``);
 /// - a key given twice (``SettingsError/Code/repeatedArgument``): the last value is used, and
-///   the problem names the options given (not in ``unrecognizedArguments``);
+///   the problem says how many times and names the options given, the first three and how many
+///   more if there are more than four (not in ``unrecognizedArguments``);
 /// - two keys with one option name (``SettingsError/Code/conflictingKeys``): neither is read from
 ///   it (each still is from `-Key`).
 ///
@@ -183,12 +184,15 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
     }
     for key in order {
       guard let options = givenAs[key], options.count > 1 else { continue }
+      // At most four options named, so that a key given thousands of times makes one short line.
+      let named =
+        options.count <= 4
+        ? options.joined(separator: ", ")
+        : options.prefix(3).joined(separator: ", ") + " and \(options.count - 3) more"
       problems.append(
         SettingsError(
           .repeatedArgument, key: key,
-          reason:
-            "The setting is given \(options.count) times (\(options.joined(separator: ", "))); the last is used"
-        ))
+          reason: "The setting is given \(options.count) times (\(named)); the last is used"))
     }
     self.values = values
     self.problems = problems

@@ -1,6 +1,14 @@
 import Foundation
 import TypedDefaults
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A ``LayerSource`` reading settings from environment variables that share a prefix, for
 /// deployments configured by their environment (containers, CI, `systemd` units).
 ///
@@ -44,6 +52,10 @@ import TypedDefaults
 /// - a variable with the prefix that is no key's: reported by name
 ///   (``SettingsError/Code/unknownEnvironmentVariable``), its value never shown, since it may be
 ///   a secret. With an empty prefix no variable is reported: every variable of the process would.
+/// - a variable of the process whose value isn't UTF-8 (Foundation gives its bytes with each bad
+///   sequence replaced by U+FFFD): not read, as any unreadable layer value, so the layers below
+///   give the key's value; reported by name (``SettingsError/Code/layerValueUnreadable``), its
+///   value never shown.
 ///
 /// ## Without keys
 ///
@@ -136,7 +148,13 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
         continue
       }
       variableNames[key] = variable
-      if let value = environment[variable] { values[key] = .string(value) }
+      if let value = environment[variable] {
+        if let problem = Self.problem(ofVariable: variable, key: key, given: value) {
+          problems.append(problem)
+        } else {
+          values[key] = .string(value)
+        }
+      }
     }
     if !prefix.isEmpty {
       for variable in environment.keys.sorted()
@@ -197,7 +215,12 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
           ))
         continue
       }
-      values[key] = environment[variable].map(PropertyListValue.string)
+      guard let value = environment[variable] else { continue }
+      if let problem = Self.problem(ofVariable: variable, key: key, given: value) {
+        problems.append(problem)
+      } else {
+        values[key] = .string(value)
+      }
     }
     self.values = values
     self.problems = problems
@@ -215,6 +238,28 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
   /// `environment variables PLAYER_* (2 set)`.
   public var description: String {
     "environment variables \(prefix)* (\(values.count) set)"
+  }
+
+  /// The problem of a variable whose value, as given, is the process's variable of that name
+  /// with bytes that aren't UTF-8, each bad sequence replaced by U+FFFD (as Foundation's
+  /// `ProcessInfo.environment` gives it); `nil` for any other value.
+  ///
+  /// Only a value holding U+FFFD is looked up, so that an environment given as a dictionary is
+  /// taken as given unless it is the process's mangled text.
+  ///
+  /// - Parameters:
+  ///   - variable: The variable's name.
+  ///   - key: The key it gives.
+  ///   - given: Its value, as the environment given to the source holds it.
+  /// - Returns: A ``SettingsError/Code/layerValueUnreadable`` problem naming the variable, never
+  ///   its value; or `nil`.
+  static func problem(ofVariable variable: String, key: String, given: String) -> SettingsError? {
+    guard given.unicodeScalars.contains("\u{FFFD}"), let raw = getenv(variable),
+      String(validatingCString: raw) == nil, String(cString: raw) == given
+    else { return nil }
+    return SettingsError(
+      .layerValueUnreadable, key: key,
+      reason: "The environment variable \(variable) holds bytes that aren't UTF-8")
   }
 
   /// The prefix with its trailing `_`.

@@ -72,8 +72,9 @@ public protocol LayerSource: AnyObject, Sendable {
   /// - Throws: ``SettingsError`` naming the source's file or origin and the cause when nothing
   ///   can be read (an unreadable file, refused permissions). At open, the store's initializer
   ///   rethrows it, unless ``LayeredPlistStore/Options/opensDespiteUnreadableReadOnlyFiles`` asks
-  ///   to open with an empty layer; later, the layer keeps the values it had and the error is a
-  ///   diagnostic.
+  ///   to open with an empty layer; later, the layer keeps the values it had, the error is a
+  ///   diagnostic (once while its reason stays the same), and the store reads the source again,
+  ///   every 50 ms at first, backing off to once a second, until a read succeeds.
   func read() throws(SettingsError) -> LayerContents
 
   /// Starts reporting changes of the source's values to `reporter`; the store calls it when it

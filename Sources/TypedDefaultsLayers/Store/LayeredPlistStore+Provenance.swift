@@ -99,7 +99,7 @@ extension LayeredPlistStore {
         guard let declared, let value = values[layer], declared.readsType(value) else {
           return nil
         }
-        return declared.annotations?.constraintDescription
+        return declared.annotations?.constraintDescription(isSecret: declared.isSecret)
       }
     }
 
@@ -214,7 +214,8 @@ extension LayeredPlistStore: LearnsDeclaredKeys {
       }
       return retyped
     }
-    // A text layer's values of these keys are read as their declared types from now on.
-    convertTexts(ofKeys: retyped)
+    // A text layer's values of these keys are read as their declared types from now on, and a
+    // forced layer's that the types can't read are passed over.
+    convertGivenValues(ofKeys: retyped)
   }
 }

@@ -13,13 +13,22 @@ extension LayeredPlistStore {
     let layer: Layer
     /// Whether its values are text (``LayerSource/valuesAreText``), read once.
     let isText: Bool
+    /// Whether the state keeps the values its source gave beside the layer (`State.given`): a
+    /// text layer's, converted to the declared types, and a forced layer's, whose values a
+    /// declared type can't read are passed over (left out of the layer) rather than read as
+    /// defaults over the layers below.
+    let keepsGiven: Bool
+    /// The file the source reads, for diagnostics (a managed file, a delivered or bundled
+    /// file); `nil` for another source.
+    let file: String?
     /// Whether its values are secret (``LayerSource/holdsSecrets``), read once.
     let holdsSecrets: Bool
     /// The number of reads started, so that a late read never replaces a later one.
     let reads = Locked(0)
     /// The store's subscription to the source's watch (shared with other stores layering the
-    /// source) while the store watches.
-    let subscription = Locked<SharedSourceWatch.Subscription?>(nil)
+    /// source), and the reading again of the source after a report (retried while it fails),
+    /// while the store watches.
+    let subscription = Locked<(SharedSourceWatch.Subscription, RetriedReload)?>(nil)
     /// The problems of the source's latest read, so that a reread records and reports only the
     /// new ones.
     let problems = Locked<[SettingsError]>([])
@@ -29,7 +38,11 @@ extension LayeredPlistStore {
       self.source = source
       layer = source.layer
       isText = source.valuesAreText
+      keepsGiven = isText || source.isForced
       holdsSecrets = source.holdsSecrets
+      file =
+        (source as? ManagedSettingsSource)?.file?.path
+        ?? (source as? PropertyListFileSource)?.file.url.path
     }
   }
 
@@ -56,19 +69,33 @@ extension LayeredPlistStore {
   }
 
   /// Subscribes to every source's watch (``SharedSourceWatch``), each report read by a reporter
-  /// of the store's own that reads the source again (``reread(_:)``).
+  /// of the store's own that reads the source again (``reread(_:)``); a read that throws is
+  /// reported once per reason and tried again (``RetriedReload``) until it succeeds, the layer
+  /// keeping its values meanwhile.
   func connectSources() {
+    let name = name
     for slot in sourceSlots {
-      let reporter = LayerSourceReporter { [weak self, weak slot] _ in
-        guard let self, let slot else { return }
-        self.reread(slot)
-      }
+      let layer = slot.layer
+      let reloading = RetriedReload(
+        reload: { [weak self, weak slot] () throws(SettingsError) in
+          guard let self, let slot else { return }
+          try self.reread(slot)
+        },
+        report: { error in
+          SettingsDiagnostics.report(
+            SettingsDiagnostic(
+              kind: .watchFailed, key: nil, backend: name,
+              message: "\(error); the \(layer) layer keeps the values it had, and its source is "
+                + "read again, every second at most, until it can"))
+        })
+      let reporter = LayerSourceReporter { _ in reloading.run() }
       let subscription = SharedSourceWatch.subscribe(reporter, to: slot.source)
       let previous = slot.subscription.withLock { current in
-        defer { current = subscription }
+        defer { current = (subscription, reloading) }
         return current
       }
-      previous?.unsubscribe()
+      previous?.0.unsubscribe()
+      previous?.1.stop()
     }
   }
 
@@ -80,7 +107,8 @@ extension LayeredPlistStore {
         defer { current = nil }
         return current
       }
-      subscription?.unsubscribe()
+      subscription?.0.unsubscribe()
+      subscription?.1.stop()
     }
   }
 
@@ -88,25 +116,15 @@ extension LayeredPlistStore {
   /// is re-resolved (validated first, see ``apply(_:to:in:rejections:)``), and observers of those
   /// whose effective value changed are told, once each.
   ///
-  /// A read that throws is reported and the layer keeps its values.
-  ///
   /// - Returns: Whether the layer's values changed.
+  /// - Throws: What the source's read throws; the layer keeps its values.
   @discardableResult
-  func reread(_ slot: SourceSlot) -> Bool {
+  func reread(_ slot: SourceSlot) throws(SettingsError) -> Bool {
     let read = slot.reads.withLock { reads in
       reads += 1
       return reads
     }
-    let contents: LayerContents
-    do {
-      contents = try slot.source.read()
-    } catch {
-      SettingsDiagnostics.report(
-        SettingsDiagnostic(
-          kind: .watchFailed, key: nil, backend: name,
-          message: "\(error); the \(slot.layer) layer keeps the values it had"))
-      return false
-    }
+    let contents = try slot.source.read()
     let values = normalizingKeys(of: contents.values, layer: slot.layer)
     if slot.holdsSecrets { SecretRedaction.noteSecret(values.keys) }
     // A problem the previous read had already is recorded and reported once, not on every read.
@@ -143,13 +161,13 @@ extension LayeredPlistStore {
     if let refused = state.refused[index] {
       state.refused[index] = refused.filter { new[$0.key] == $0.value }
     }
-    let previous = slot.isText ? state.text[index] ?? [:] : state.layers[index]
+    let previous = slot.keepsGiven ? state.given[index] ?? [:] : state.layers[index]
     guard previous != new else { return false }
     var changed = false
     for key in Set(previous.keys).union(new.keys) where previous[key] != new[key] {
       guard let given = new[key] else {
         state.layers[index][key] = nil
-        if slot.isText { state.text[index]?[key] = nil }
+        if slot.keepsGiven { state.given[index]?[key] = nil }
         state.resolve(key)
         changed = true
         continue
@@ -176,7 +194,7 @@ extension LayeredPlistStore {
         }
       }
       state.layers[index][key] = value
-      if slot.isText { state.text[index, default: [:]][key] = given }
+      if slot.keepsGiven { state.given[index, default: [:]][key] = given }
       state.resolve(key)
       changed = true
     }
@@ -196,45 +214,49 @@ extension LayeredPlistStore {
     return SettingsDiagnostic(
       kind: .layerValueRejected, key: key, backend: name, expectedType: type,
       storedValue: secret ? nil : value,
-      message: "The \(slot.layer) layer's new value \(shown) for '\(key)' can't be read as "
-        + "\(type)\(cause); "
+      message: "The \(slot.layer) layer's new value \(shown) for '\(key)'\(Self.inFile(slot)) "
+        + "can't be read as \(type)\(cause); "
         + (keeps.map { "the layer keeps its last value, \($0)" } ?? "the layer still lacks the key")
     )
   }
 
-  /// Converts the texts the text layers hold for `keys` into the types models now declare for
-  /// them (``learn(_:)``), publishing the keys whose effective value changed.
+  /// Judges the values the text and forced layers were given for `keys` by the types models now
+  /// declare for them (``learn(_:)``), publishing the keys whose effective value changed: a text
+  /// is converted into the type, a forced layer's typed value is kept if the type reads it.
   ///
-  /// A text that doesn't parse is reported (``SettingsDiagnostic/Kind/layerValueRejected``) and
-  /// never shadows the layers below: the layer keeps the value it had already read as the type,
-  /// if any, and otherwise leaves the key out, so that a bad deployment text never replaces the
-  /// value saved in `data.plist` with the setting's default.
-  func convertTexts(ofKeys keys: [String]) {
-    let textSlots = sourceSlots.filter(\.isText)
-    guard !textSlots.isEmpty, !keys.isEmpty else { return }
+  /// A text that doesn't parse, or a value the type can't read, is reported
+  /// (``SettingsDiagnostic/Kind/layerValueRejected``, naming the layer, its file if any, and the
+  /// key) and never shadows the layers below: the layer keeps the value it had already read as
+  /// the type, if any, and otherwise leaves the key out, so that a bad deployment text, or a
+  /// wrong-typed value in the managed file, never replaces the value saved in `data.plist` with
+  /// the setting's default. A forced layer that leaves a key out doesn't force it.
+  func convertGivenValues(ofKeys keys: [String]) {
+    let givenSlots = sourceSlots.filter(\.keepsGiven)
+    guard !givenSlots.isEmpty, !keys.isEmpty else { return }
     var problems: [SettingsDiagnostic] = []
     changingState { state in
-      for slot in textSlots {
-        guard let texts = state.text[slot.index] else { continue }
+      for slot in givenSlots {
+        guard let givenValues = state.given[slot.index] else { continue }
         for key in keys {
-          guard let given = texts[key] else { continue }
+          guard let given = givenValues[key] else { continue }
           var value: PropertyListValue? = given
           if let declared = declaredKey(key) {
             var parseError: SettingsError?
-            if case .string(let text) = given {
+            if slot.isText, case .string(let text) = given {
               switch Self.parse(text, as: declared.valueType) {
               case .success(let parsed): value = parsed
               case .failure(let error): parseError = error
               }
             }
             // A text that doesn't parse, or a typed value the type can't read (a bare option's
-            // `true` for a `String`): a value read as the type before (another model's
-            // declaration) is the last good one; what was given is none.
+            // `true` for a `String`, a managed file's string for a `Double`): a value read as the
+            // type before (another model's declaration) is the last good one; what was given is
+            // none.
             if parseError != nil || (value == given && !declared.reads(given)) {
               let current = state.layers[slot.index][key]
               value = current == given ? nil : current
               problems.append(
-                unreadableText(
+                unreadableGiven(
                   given, forKey: key, in: slot, declared: declared, parseError: parseError,
                   kept: value))
             }
@@ -249,26 +271,37 @@ extension LayeredPlistStore {
     for problem in problems { SettingsDiagnostics.report(problem) }
   }
 
-  /// The diagnostic of a text layer's value held at declaration that the declared type can't
-  /// read: a text that doesn't parse, or a typed value (see ``convertTexts(ofKeys:)``).
-  private func unreadableText(
+  /// The diagnostic of a text or forced layer's value held at declaration that the declared type
+  /// can't read: a text that doesn't parse, or a typed value (see
+  /// ``convertGivenValues(ofKeys:)``).
+  private func unreadableGiven(
     _ given: PropertyListValue, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
     parseError: SettingsError?, kept: PropertyListValue?
   ) -> SettingsDiagnostic {
     let secret = slot.holdsSecrets || declared.isSecret
-    let text = given.stringValue
+    let text = slot.isText ? given.stringValue : nil
     let shown =
       secret
-      ? SecretRedaction.placeholder : text.map { "text '\($0)'" } ?? "value \(given)"
+      ? (slot.isText ? "text " : "value ") + SecretRedaction.placeholder
+      : text.map { "text '\($0)'" } ?? "value \(given)"
     let type = TypeNames.sugared(declared.valueType)
     let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
+    let leavesOut =
+      slot.source.isForced
+      ? "the layer leaves the key out, so it isn't forced, and the layers below it give the value"
+      : "the layer leaves the key out, and the layers below it give the value"
     return SettingsDiagnostic(
       kind: .layerValueRejected, key: key, backend: name, expectedType: type,
       storedValue: secret ? nil : given,
-      message: "The \(slot.layer) layer's \(secret ? "text " : "")\(shown) for '\(key)' can't be "
+      message: "The \(slot.layer) layer's \(shown) for '\(key)'\(Self.inFile(slot)) can't be "
         + "read as \(type)\(Self.cause(of: parseError, text: text, type: type, secret: secret)); "
-        + (keeps.map { "the layer keeps its last value, \($0)" }
-          ?? "the layer leaves the key out, and the layers below it give the value"))
+        + (keeps.map { "the layer keeps its last value, \($0)" } ?? leavesOut))
+  }
+
+  /// ` in '<file>'` for a layer read from a file, for a diagnostic after the key; empty for
+  /// another.
+  private static func inFile(_ slot: SourceSlot) -> String {
+    slot.file.map { " in '\($0)'" } ?? ""
   }
 
   /// Why a text didn't parse, as a diagnostic shows it after the type: ` (reason)`, without the

@@ -37,9 +37,10 @@ extension LayeredPlistStore {
     var saveCount = 0
     /// The positions of the layers whose source ``LayerSource/isForced``.
     var forcedIndices: [Int] = []
-    /// For each text layer (``LayerSource/valuesAreText``), by position: the values its source
-    /// gave (the texts), which ``layers`` holds converted to the declared types.
-    var text: [Int: [String: PropertyListValue]] = [:]
+    /// For each text layer (``LayerSource/valuesAreText``) and forced layer, by position: the
+    /// values its source gave, which ``layers`` holds converted to the declared types (a text
+    /// layer's) or as given, less those the declared types can't read.
+    var given: [Int: [String: PropertyListValue]] = [:]
     /// For each source's layer, by position: the number of the latest read applied, so that a
     /// read that finished late never replaces a later one.
     var appliedReads: [Int: Int] = [:]

@@ -16,7 +16,11 @@ extension LayeredPlistStore {
   /// - A change to `data.plist` is taken in by ``reload()``: this process's unsaved changes
   ///   still win, and observers get one event per key whose effective value changed, and only
   ///   those. A file made corrupt (an editor writing garbage) is moved aside and replaced at
-  ///   once by the values the store has, which it keeps (see ``reload()``).
+  ///   once by the values the store has, which it keeps (see ``reload()``). A reload that fails
+  ///   (the process at its limit of open files, `EMFILE`; the file unreadable for a while) is
+  ///   reported as a ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed``,
+  ///   once while its reason stays the same, and tried again after 50 ms, backing off to once a
+  ///   second, until it succeeds: the change is taken in late, never lost.
   /// - Every layer's source starts watching (``LayerSource/startWatching(reportingTo:)``): a
   ///   delivered or bundled file created, replaced or removed is read again (a removed one is an
   ///   empty layer), and so is any source that reports a change; its new values are validated
@@ -34,13 +38,23 @@ extension LayeredPlistStore {
   /// folder removed and created again is watched again.
   public func startWatching() {
     guard !isWatching else { return }
+    let name = name
+    let reloading = RetriedReload(
+      reload: { [weak self] () throws(SettingsError) in _ = try self?.reload() },
+      report: { error in
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .watchFailed, key: nil, backend: name,
+            message: "\(error); the store keeps the values it has and reads the file again, "
+              + "every second at most, until it can"))
+      })
     var byFolder: [URL: [(name: String, layer: Layer)]] = [:]
     for (folder, name) in FileWatcher.watchPoints(of: persistentFile.url) {
       byFolder[folder, default: []].append((name, .persistent))
     }
     let created = byFolder.map { folder, files in
       FileWatcher(folder: folder, names: Set(files.map(\.name))) { [weak self] event in
-        self?.handleWatch(event, folder: folder, files: files)
+        self?.handleWatch(event, files: files, reloading: reloading)
       }
     }
     let superfluous = watchers.withLock { watchers -> [FileWatcher] in
@@ -49,7 +63,12 @@ extension LayeredPlistStore {
       return []
     }
     for watcher in superfluous { watcher.stop() }
-    if superfluous.isEmpty { connectSources() }
+    if superfluous.isEmpty {
+      watchReload.withLock { $0 = reloading }
+      connectSources()
+    } else {
+      reloading.stop()
+    }
   }
 
   /// Stops watching the store's files; changes made by other processes are then taken in only
@@ -62,12 +81,17 @@ extension LayeredPlistStore {
       return watchers
     }
     for watcher in stopped { watcher.stop() }
+    watchReload.withLock { reloading in
+      defer { reloading = nil }
+      return reloading
+    }?.stop()
     disconnectSources()
   }
 
-  /// Handles a watcher's event: reloads the layers whose files changed.
+  /// Handles a watcher's event: reloads the layers whose files changed, retrying while that
+  /// fails.
   private func handleWatch(
-    _ event: FileWatcher.Event, folder: URL, files: [(name: String, layer: Layer)]
+    _ event: FileWatcher.Event, files: [(name: String, layer: Layer)], reloading: RetriedReload
   ) {
     switch event {
     case .armingFailed(let reason):
@@ -77,24 +101,7 @@ extension LayeredPlistStore {
           message: "\(reason); checking the files every second at most instead, until it can"))
     case .changed(let names):
       guard files.contains(where: { names.contains($0.name) }) else { return }
-      do {
-        try reload()
-      } catch {
-        SettingsDiagnostics.report(
-          SettingsDiagnostic(
-            kind: .watchFailed, key: nil, backend: name,
-            message: "\(error); the store keeps the values it has"))
-      }
+      reloading.run()
     }
-  }
-
-  /// Reads a read-only layer's source again and takes in its values (see ``reread(_:)``).
-  ///
-  /// - Parameter layer: A layer a source fills.
-  /// - Returns: Whether the layer's values changed.
-  @discardableResult
-  func reloadShippedLayer(_ layer: Layer) -> Bool {
-    guard let slot = sourceSlots.first(where: { $0.layer == layer }) else { return false }
-    return reread(slot)
   }
 }

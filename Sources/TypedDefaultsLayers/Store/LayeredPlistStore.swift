@@ -134,6 +134,9 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   let problems = Locked<[SettingsError]>([])
   /// The watches of the store's folders, while it watches its files (see ``startWatching()``).
   package let watchers = Locked<[FileWatcher]>([])
+  /// The reading again of `data.plist` after a change while the store watches, retried while it
+  /// fails (see ``startWatching()``).
+  let watchReload = Locked<RetriedReload?>(nil)
   /// What the models bound to the store declared about their keys (see ``LearnsDeclaredKeys``).
   let declaredKeys = Locked<[String: DeclaredKey]>([:])
   /// The store's read-only layers that a source fills, in the store's order.
@@ -259,21 +262,21 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []
     var unreadableShippedFiles: [SettingsError] = []
-    var text: [Int: [String: PropertyListValue]] = [:]
+    var given: [Int: [String: PropertyListValue]] = [:]
     for slot in slots {
       let contents: LayerContents
       do {
         contents = try slot.source.read()
       } catch  where options.opensDespiteUnreadableReadOnlyFiles {
         unreadableShippedFiles.append(error)
-        if slot.isText { text[slot.index] = [:] }
+        if slot.keepsGiven { given[slot.index] = [:] }
         continue
       }
       let entries = PersistedPropertyListFile.normalizingKeys(
         of: contents.values, by: options.keyNormalization?.normalize, layer: "\(slot.layer)",
         store: name)
       values[slot.index] = entries
-      if slot.isText { text[slot.index] = entries }
+      if slot.keepsGiven { given[slot.index] = entries }
       // A change's description, which knows no store, redacts what a secret layer gives.
       if slot.holdsSecrets { SecretRedaction.noteSecret(entries.keys) }
       unreadableShippedEntries += contents.problems
@@ -287,7 +290,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       order: order, layers: values, fileFormat: persistentFormat,
       sizeLimit: options.maximumFileSize, sizeBounds: read.sizeBounds)
     state.forcedIndices = slots.filter(\.source.isForced).map(\.index)
-    state.text = text
+    state.given = given
     self.state = Locked(state)
 
     if let recovery = read.recovery {

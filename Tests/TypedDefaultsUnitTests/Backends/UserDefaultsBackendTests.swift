@@ -14,6 +14,39 @@ private struct VideoSettings: SettingsGroup {
 }
 
 @Suite struct UserDefaultsBackendTests {
+  // MARK: - Suite names
+
+  /// A suite name with a newline made a suite file with a newline in its name.
+  @Test func aSuiteNameWithAControlCharacterOrASlashIsNotValid() {
+    for name in ["com.example.player", "My Suite", "réglages-日本", "a.b-c_d"] {
+      #expect(UserDefaultsBackend.suiteNameProblem(name) == nil, "\(name)")
+    }
+    let refused: [(String, String)] = [
+      ("bad\nname", "it holds a control character (U+000A)"),
+      ("tab\there", "it holds a control character (U+0009)"),
+      ("\r", "it holds a control character (U+000D)"),
+      ("nul\u{0}", "it holds a control character (U+0000)"),
+      ("del\u{7F}", "it holds a control character (U+007F)"),
+      ("next-line\u{85}", "it holds a control character (U+0085)"),
+      ("a/b", "it holds '/'"),
+      ("", "it is empty"),
+    ]
+    for (name, problem) in refused {
+      #expect(UserDefaultsBackend.suiteNameProblem(name) == problem, "\(name.debugDescription)")
+    }
+  }
+
+  @Test func aSuiteNameWithANewlineStopsTheProgramSayingWhy() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = UserDefaultsBackend(suiteName: "bad\nname")
+    }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(
+      standardError.contains(
+        "'bad\\nname' is not a valid suite name: it holds a control character (U+000A)"),
+      "\(standardError)")
+  }
+
   // MARK: - Interoperability with code that uses UserDefaults directly
 
   @Test func valuesAreStoredAsTheNativeObjectsOtherCodeExpects() throws {

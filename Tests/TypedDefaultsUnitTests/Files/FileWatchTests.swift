@@ -333,6 +333,31 @@ import TypedDefaultsTestSupport
     }
   }
 
+  /// A read after a change that failed was reported and dropped.
+  @Test func aFailedReloadIsReportedOnceAndTriedAgainUntilItSucceeds() async {
+    let attempts = Locked(0)
+    let reports = Received<SettingsError>()
+    let failure = SettingsError(.fileNotReadable, path: "/x", reason: "Too many open files")
+    let reloading = RetriedReload(
+      reload: { () throws(SettingsError) in
+        if attempts.withLock({ attempts in
+          attempts += 1
+          return attempts <= 3
+        }) {
+          throw failure
+        }
+      },
+      report: { reports.append($0) })
+    reloading.run()
+    await eventually("the fourth attempt") { attempts.withLock { $0 } == 4 }
+    #expect(reports.all == [failure])
+    // Stopped, a failing read isn't tried again.
+    attempts.withLock { $0 = 0 }
+    reloading.stop()
+    reloading.run()
+    #expect(attempts.withLock { $0 } == 0)
+  }
+
   #if os(Linux)
     @Test func twoHundredWatchersInOneProcessShareOneInotifyInstance() async throws {
       // H34: a user has 128 inotify instances by default; one per watcher would run out.
@@ -361,6 +386,73 @@ import TypedDefaultsTestSupport
         reports.all.filter { $0 == 150 }.count >= 2
       }
       #expect(reports.all.filter { $0 != 150 }.count == 199)
+    }
+
+    /// A reload after a change that ran out of descriptors was reported and dropped.
+    ///
+    /// 1,000 watching stores under a limit of 1,024 descriptors (each store holds its file's
+    /// version open): some stores never saw the change. The child process sets its limit to the
+    /// descriptors it has, so that every reload fails, then raises it again.
+    @Test func aReloadOutOfDescriptorsIsReportedAndRetriedUntilTheChangeIsSeen() async {
+      let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+        func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        /// Waits, polling, until `condition` holds or 20 seconds pass.
+        func poll(_ condition: () -> Bool) {
+          let deadline = Date().addingTimeInterval(20)
+          while !condition(), Date() < deadline { usleep(10_000) }
+        }
+        // Made before the handler, which the first temporary folder replaces.
+        let directory = try TemporaryDirectory()
+        let reports = Locked<[String]>([])
+        SettingsDiagnostics.handler = { diagnostic in
+          if diagnostic.kind == .watchFailed { reports.withLock { $0.append(diagnostic.message) } }
+        }
+        let count = 40
+        var stores: [LayeredPlistStore] = []
+        for index in 0..<count {
+          let folder = directory.file("app\(index)")
+          try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+          try PropertyListFile(url: folder.appendingPathComponent("data.plist")).write(["v": 1])
+          try PropertyListFile(url: folder.appendingPathComponent("next.plist")).write(["v": 2])
+          stores.append(
+            try LayeredPlistStore(
+              persistentFile: folder.appendingPathComponent("data.plist"),
+              options: .init(savesAtExit: false, watchesFiles: true)))
+        }
+        // No descriptor can be opened: the limit is the lowest free descriptor number.
+        var lowestFree: Int32 = 0
+        while fcntl(lowestFree, F_GETFD) != -1 { lowestFree += 1 }
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let original = limit.rlim_cur
+        limit.rlim_cur = rlim_t(lowestFree)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        // Another process's saves, by rename, which needs no descriptor.
+        for index in 0..<count {
+          let folder = directory.file("app\(index)").path
+          rename(folder + "/next.plist", folder + "/data.plist")
+        }
+        poll { reports.withLock { $0.count } >= count }
+        let seenAtLimit = stores.filter { $0.value(forKey: "v") == 2 }.count
+        limit.rlim_cur = original
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        poll { stores.allSatisfy { $0.value(forKey: "v") == 2 } }
+        let messages = reports.withLock { $0 }
+        let cause =
+          ": Too many open files; the store keeps the values it has and reads the file again, "
+          + "every second at most, until it can"
+        let named = messages.allSatisfy { $0.hasSuffix(cause) }
+        say("reported: \(messages.count), naming the cause: \(named)")
+        say("seen at the limit: \(seenAtLimit)")
+        say("seen: \(stores.filter { $0.value(forKey: "v") == 2 }.count) of \(count)")
+      }
+      #expect(
+        String(decoding: result?.standardOutputContent ?? [], as: UTF8.self) == """
+          reported: 40, naming the cause: true
+          seen at the limit: 0
+          seen: 40 of 40
+
+          """)
     }
   #endif
 
@@ -468,13 +560,13 @@ import TypedDefaultsTestSupport
       let suite = TemporarySuite()
       let backend = suite.backend
       backend.startWatching()
-      guard case .file(let watcher)? = backend.watch.withLock({ $0 }) else {
+      guard case .file(let watcher, _)? = backend.watch.withLock({ $0 }) else {
         Issue.record("expected a watch of the suite's file")
         return
       }
       #expect(watcher.isArmed)
       backend.startWatching()
-      guard case .file(let second)? = backend.watch.withLock({ $0 }) else {
+      guard case .file(let second, _)? = backend.watch.withLock({ $0 }) else {
         Issue.record("expected a watch of the suite's file")
         return
       }

@@ -118,6 +118,26 @@ import TypedDefaultsLayers
     #expect(source.unrecognizedArguments.isEmpty)
   }
 
+  /// 10,000 repeats of one option made a problem of 90 KB naming every one.
+  @Test func aKeyGivenTenThousandTimesIsReportedInOneShortLineNamingTheFirstThree() {
+    let arguments = ["-volume", "0"] + (1..<10_000).flatMap { ["--volume=\($0)"] }
+    let contents = source(arguments).read()
+    #expect(contents.values == ["volume": "9999"])
+    #expect(
+      contents.problems == [
+        SettingsError(
+          .repeatedArgument, key: "volume",
+          reason: "The setting is given 10000 times (-volume, --volume, --volume and 9997 more); "
+            + "the last is used")
+      ])
+    // Four are still named.
+    #expect(
+      source(["--volume=1", "-volume", "2", "--no-volume", "--volume", "3"]).read().problems.map(
+        \.reason) == [
+          "The setting is given 4 times (--volume, -volume, --no-volume, --volume); the last is used"
+        ])
+  }
+
   @Test func twoKeysWithOneOptionAreNeitherReadFromItButStillFromTheirOwnForm() {
     let source = CommandLineArgumentsSource(
       arguments: ["--server-url=a", "-server.url", "b"], keys: ["serverURL", "server.url"])

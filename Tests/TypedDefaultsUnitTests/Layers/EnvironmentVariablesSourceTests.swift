@@ -117,6 +117,47 @@ import TypedDefaultsTestSupport
     #expect(problems.map(\.key) == ["...", "café", nil])
   }
 
+  /// A value that isn't UTF-8 became U+FFFD, read as the value, with no problem reported.
+  ///
+  /// The child process sets its own variables from raw bytes (which no `[String: String]`
+  /// environment can carry), then reads them through the source, with and without keys, and a
+  /// store layering it.
+  @Test func aValueThatIsNotUTF8IsNotReadAndIsAProblemNamingTheVariable() async throws {
+    let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+      // "caf\xE9" (Latin-1), and a value that merely holds U+FFFD, which is read.
+      let latin1: [CChar] = [0x63, 0x61, 0x66, CChar(bitPattern: 0xE9), 0]
+      _ = latin1.withUnsafeBufferPointer { setenv("BYTESTEST_NAME", $0.baseAddress!, 1) }
+      setenv("BYTESTEST_PORT", "8080", 1)
+      setenv("BYTESTEST_NOTE", "a \u{FFFD} b", 1)
+      var lines: [String] = []
+      let keyed = EnvironmentVariablesSource(prefix: "BYTESTEST", keys: ["name", "port", "note"])
+      let keyless = EnvironmentVariablesSource(prefix: "BYTESTEST")
+      for contents in [keyed.read(), keyless.read()] {
+        let values = contents.values.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }
+        lines.append(values.joined(separator: " "))
+        lines += contents.problems.map { "\($0.code) \($0.key ?? "-"): \($0.reason)" }
+      }
+      // In a store, the user's saved value shows through.
+      let directory = try TemporaryDirectory()
+      let data = directory.file("data.plist")
+      try PropertyListFile(url: data).write(["name": "saved"])
+      let (store, diagnostics) = try collectingDiagnostics {
+        try LayeredPlistStore(
+          persistentFile: data, layers: [.runtime, .source(keyed), .persistent],
+          options: .init(savesAtExit: false))
+      }
+      lines.append("store: \(store.value(forKey: "name") ?? "nil")")
+      lines += diagnostics.map { "\($0.kind): \($0.message)" }
+      FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+    let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+    let cause = "The environment variable BYTESTEST_NAME holds bytes that aren't UTF-8"
+    let read = "note=\"a \u{FFFD} b\" port=8080\nlayerValueUnreadable name: \(cause)\n"
+    #expect(
+      output == read + read + "store: saved\n"
+        + "layerSourceProblem: 'name': \(cause); the layer was read without it\n")
+  }
+
   @Test func theDescriptionNeverShowsValues() {
     let source = EnvironmentVariablesSource(
       prefix: "PLAYER", keys: ["apiToken"], environment: ["PLAYER_API_TOKEN": "hunter2"])

@@ -78,12 +78,18 @@ final class LayerTestSource: LayerSource {
     reporter?.reportChanges()
   }
 
-  /// Makes the next reads throw `failure` (or read again, for `nil`), and reports a change.
-  func fail(with failure: SettingsError?) {
+  /// Makes the next reads throw `failure` (or read again, for `nil`), and reports a change
+  /// (unless `reporting` is off).
+  func fail(with failure: SettingsError?, reporting: Bool = true) {
     let reporter = state.withLock { state in
       state.failure = failure
       return state.reporter
     }
-    reporter?.reportChanges()
+    if reporting { reporter?.reportChanges() }
+  }
+
+  /// Replaces the values without reporting the change.
+  func setSilently(_ values: [String: PropertyListValue]) {
+    state.withLock { $0.values = values }
   }
 }

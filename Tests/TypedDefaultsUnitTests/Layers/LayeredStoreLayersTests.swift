@@ -246,15 +246,23 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(diagnostics.map(\.key) == ["broken"])
   }
 
+  /// A store whose layers are `runtime`, `persistent` and `source`, watching (stop it when done).
+  private func watchingStore(
+    _ source: LayerTestSource, in directory: TemporaryDirectory
+  ) throws -> LayeredPlistStore {
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: [.runtime, .persistent, .source(source)], options: Self.options)
+    store.startWatching()
+    return store
+  }
+
   /// A source reread for a change used to record (in `recoveredProblems`, which grew without
   /// bound) and report every entry it couldn't read again, on every read.
   @Test func aSourcesProblemIsRecordedOnceWhileTheSourceKeepsGivingIt() throws {
     let directory = try TemporaryDirectory()
     let source = LayerTestSource("config", ["k": 1])
-    let store = try LayeredPlistStore(
-      persistentFile: directory.file("data.plist"),
-      layers: [.runtime, .persistent, .source(source)], options: Self.options)
-    store.startWatching()
+    let store = try watchingStore(source, in: directory)
     defer { store.stopWatching() }
     let big = SettingsError(
       .fileTooLarge, path: "/run/config/big", key: "big", reason: "It is larger than 1 MiB")
@@ -279,10 +287,7 @@ private struct SecretNumberSettings: SettingsGroup {
   @Test func aReReadThatThrowsKeepsTheLayersValuesAndIsReported() throws {
     let directory = try TemporaryDirectory()
     let source = LayerTestSource("config", ["k": 1])
-    let store = try LayeredPlistStore(
-      persistentFile: directory.file("data.plist"),
-      layers: [.runtime, .persistent, .source(source)], options: Self.options)
-    store.startWatching()
+    let store = try watchingStore(source, in: directory)
     defer { store.stopWatching() }
     let ((), diagnostics) = collectingDiagnostics {
       source.fail(with: SettingsError(.fileNotReadable, path: "/run/config", reason: "EIO"))
@@ -290,6 +295,29 @@ private struct SecretNumberSettings: SettingsGroup {
     #expect(store.value(forKey: "k") == 1)
     #expect(diagnostics.map(\.kind) == [.watchFailed])
     #expect(diagnostics.first?.message.contains("the config layer keeps the values it had") == true)
+  }
+
+  /// A re-read that threw was reported and dropped: the change it was reading stayed unseen
+  /// until the source reported another.
+  @Test func aReReadThatThrowsIsTriedAgainUntilTheSourceCanBeRead() async throws {
+    let directory = try TemporaryDirectory()
+    let source = LayerTestSource("config", ["k": 1])
+    let store = try watchingStore(source, in: directory)
+    defer { store.stopWatching() }
+    let failure = SettingsError(.fileNotReadable, path: "/run/config", reason: "EMFILE")
+    let ((), diagnostics) = collectingDiagnostics {
+      source.setSilently(["k": 2])
+      source.fail(with: failure)
+    }
+    #expect(
+      diagnostics.map(\.message) == [
+        "\(failure); the config layer keeps the values it had, and its source is read again, "
+          + "every second at most, until it can"
+      ])
+    #expect(store.value(forKey: "k") == 1)
+    // Readable again, with no new report: the retry reads it.
+    source.fail(with: nil, reporting: false)
+    await eventually("the retry reads the source") { store.value(forKey: "k") == 2 }
   }
 
   @Test func aReporterOfAReleasedStoreDoesNothingAndTheSourceWasStopped() throws {

@@ -12,6 +12,11 @@ import TypedDefaultsTestSupport
   import Darwin
 #endif
 
+private struct ManagedTestSettings: SettingsGroup {
+  @Setting var volume = 0.5
+  @Setting var server = "https://default.example"
+}
+
 /// Managed settings (issue #19): the `managed` layer from a root-owned property-list file on
 /// Linux, refused unless only the trusted owner could have written it, and from the managed app
 /// configuration dictionary on Apple platforms (its conversion tested here).
@@ -278,6 +283,41 @@ import TypedDefaultsTestSupport
     try FileManager.default.createSymbolicLink(
       atPath: managed.file.path, withDestinationPath: "nowhere.plist")
     #expect(try ManagedSettingsSource(file: managed.file).read() == LayerContents(values: [:]))
+  }
+
+  // MARK: - In a store
+
+  /// A wrong-typed value in the managed file made a forced key read its default over the
+  /// user's saved value, and the type mismatch named the store's `data.plist`.
+  @Test(.enabled(if: isRoot))
+  func aManagedValueTheDeclaredTypeCannotReadIsPassedOverForTheNextLayersValue() throws {
+    let managed = try ManagedFolder(values: ["volume": "loud", "server": "https://managed.example"])
+    let dataFile = managed.directory.file("data.plist")
+    try PropertyListFile(url: dataFile).write(["volume": 0.8, "server": "https://mine.example"])
+    let store = try LayeredPlistStore(
+      persistentFile: dataFile,
+      layers: LayeredPlistStore.standardLayers(managed: ManagedSettingsSource(file: managed.file)),
+      options: .init(savesAtExit: false))
+    let (settings, declared) = collectingDiagnostics { ManagedTestSettings(backend: store) }
+    let (volume, read) = collectingDiagnostics { settings.volume }
+    // The user's saved value, read without a type mismatch; the managed file is named.
+    #expect(volume == 0.8)
+    #expect(read.isEmpty)
+    #expect(
+      declared.map(\.message) == [
+        "The managed layer's value loud for 'volume' in '\(managed.file.path)' can't be read as "
+          + "Double; the layer leaves the key out, so it isn't forced, and the layers below it "
+          + "give the value"
+      ])
+    #expect(declared.map(\.kind) == [.layerValueRejected])
+    #expect(declared.first?.key == "volume")
+    #expect(store.layer(forKey: "volume") == .persistent)
+    // The key isn't forced while the managed file holds no value it can read; the others are.
+    #expect(!settings.$volume.isForced)
+    try settings.$volume.set(0.3)
+    #expect(settings.volume == 0.3)
+    #expect(settings.server == "https://managed.example")
+    #expect(settings.$server.isForced)
   }
 
   // MARK: - Watching

@@ -23,6 +23,12 @@ private struct PlaybackSettings: SettingsGroup {
   @Setting("note", help: "Free text.") var note: String?
 }
 
+/// A secret whose allowed values tell the secret's shape (issue 34, item 9).
+private struct SecretCodeSettings: SettingsGroup {
+  @Setting("code", default: "alpha-7", allowedValues: ["alpha-7", "bravo-9"], secret: true)
+  var code: String
+}
+
 /// Help text and accepted values: declared on the setting, enforced on every write and read,
 /// described by the descriptor (issue 22).
 @Suite struct AcceptedValuesTests {
@@ -120,6 +126,33 @@ private struct PlaybackSettings: SettingsGroup {
     let (_, diagnostics) = collectingDiagnostics { _ = stored.pin }
     #expect(diagnostics.count == 1)
     #expect(diagnostics.allSatisfy { !$0.message.contains("12") && $0.storedValue == nil })
+  }
+
+  /// A secret's allowed values were listed in the refusal of a write, the diagnostic of a
+  /// stored value outside them and the descriptor's description.
+  @Test func aSecretsAllowedValuesAreListedInNoRefusalDiagnosticOrDescription() throws {
+    let backend = InMemoryBackend()
+    let settings = SecretCodeSettings(backend: backend)
+    let refusal = #expect(throws: SettingsError.self) { try settings.$code.set("charlie-3") }
+    #expect(
+      refusal?.description
+        == "Cannot write 'code': The secret value is not an allowed value of 'code'")
+    try backend.setValue("charlie-3", forKey: "code")
+    let (code, diagnostics) = collectingDiagnostics { settings.code }
+    #expect(code == "alpha-7")
+    #expect(
+      diagnostics.map(\.message) == [
+        "'code' in InMemoryBackend holds a string that is not an allowed value; using the default "
+          + "and leaving the stored value untouched"
+      ])
+    #expect(
+      settings.allSettings.first?.description
+        == "code: String = <secret> (one of its secret allowed values)")
+    // The schema checks them, without listing them.
+    #expect(
+      settings.schema.problem(with: "charlie-3", forKey: "code")
+        == "the secret value is not an allowed value")
+    #expect(settings.schema.problem(with: "alpha-7", forKey: "code") == nil)
   }
 
   @Test func theDescriptorShowsTheHelpTextAndWhatTheSettingAccepts() throws {

@@ -240,6 +240,40 @@ private func skipOrFail(_ why: String) throws -> ValidatorReport? {
     #expect(schema?["b"]?.shape == .any)
   }
 
+  /// An `enum` none of whose members had the declared type was read as an empty list of allowed
+  /// values, and the tool refused every write of the key.
+  @Test func anEnumWithNoMemberOfTheDeclaredTypeIsIgnoredWithADiagnostic() throws {
+    let folder = try TemporaryDirectory()
+    let store = folder.file("data.plist")
+    let document = #"""
+      {"properties": {
+        "quality": {"type": "integer", "x-typeddefaults-type": "Quality", "enum": ["low", "high"]},
+        "empty": {"type": "string", "enum": []},
+        "codec": {"type": "string", "enum": ["aac", 3, "opus"]}
+      }}
+      """#
+    try Data(document.utf8).write(to: SettingsSchema.fileURL(nextTo: store))
+    let (schema, diagnostics) = try collectingDiagnostics {
+      try SettingsSchema(contentsOfFileNextTo: store)
+    }
+    let path = SettingsSchema.fileURL(nextTo: store).path
+    #expect(schema?["quality"]?.allowedValues == nil)
+    #expect(schema?.problem(with: 2, forKey: "quality") == nil)
+    #expect(schema?["empty"]?.allowedValues == nil)
+    #expect(schema?.problem(with: "anything", forKey: "empty") == nil)
+    // A member of another kind is left out; the others still restrict the key.
+    #expect(schema?["codec"]?.allowedValues == ["aac", "opus"])
+    #expect(schema?.problem(with: "mp3", forKey: "codec") != nil)
+    #expect(
+      diagnostics.sorted { ($0.key ?? "") < ($1.key ?? "") }.map(\.message) == [
+        "The enum of 'empty' in the schema at '\(path)' has no member of its type (String); it "
+          + "is ignored: every value of the type is allowed",
+        "The enum of 'quality' in the schema at '\(path)' has no member of its type (Quality); "
+          + "it is ignored: every value of the type is allowed",
+      ])
+    #expect(diagnostics.allSatisfy { $0.kind == .typeMismatch })
+  }
+
   @Test func writeSchemaPutsItNextToTheStoreAndKeepsOtherModelsKeys() throws {
     let folder = try TemporaryDirectory()
     let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))

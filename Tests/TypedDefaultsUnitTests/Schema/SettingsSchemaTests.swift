@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
@@ -66,9 +67,36 @@ private final class SubclassedAppSettings: ClassAppSettings, @unchecked Sendable
   @Setting("launches") var launchCount = 0
 }
 
+/// A secret with allowed values, beside a plain setting with some.
+private struct SecretChoiceSettings: SettingsGroup {
+  @Setting("code", default: "alpha-7", allowedValues: ["alpha-7", "bravo-9"], secret: true)
+  var code: String
+  @Setting("codec", default: "aac", allowedValues: ["aac", "opus"]) var codec: String
+}
+
 /// `SettingsContainer.schema` and `SettingSchema` (issue 22): the shape, default and accepted
 /// values each declaration gives, keys with every prefix, and `problem(with:)`.
 @Suite struct SettingsSchemaTests {
+  /// A secret's allowed values were exported (JSON Schema's `enum`, the Markdown reference, the
+  /// managed app configuration's `<values>`).
+  @Test func aSecretsAllowedValuesAreInNoExport() throws {
+    let schema = SecretChoiceSettings(backend: InMemoryBackend()).schema
+    let exports: [(String, String)] = [
+      ("JSON Schema", String(decoding: schema.jsonSchema(), as: UTF8.self)),
+      ("Markdown", schema.markdownReference()),
+      ("managed app configuration", schema.managedAppConfiguration(bundleIdentifier: "com.x")),
+      ("Settings.bundle", String(decoding: try schema.settingsBundleData(), as: UTF8.self)),
+    ]
+    for (name, text) in exports {
+      #expect(!text.contains("alpha-7") && !text.contains("bravo-9"), "\(name): \(text)")
+      #expect(text.contains("opus"), "\(name) lists a plain setting's allowed values")
+    }
+    let read = try SettingsSchema(jsonSchema: schema.jsonSchema())
+    #expect(read["code"]?.isSecret == true)
+    #expect(read["code"]?.allowedValues == nil)
+    #expect(schema.markdownReference().contains("| one of its secret allowed values |"))
+  }
+
   typealias Shape = SettingSchema.Shape
 
   /// One expected row: key, Swift type name, shape, optional flag, default, allowed values.

@@ -20,7 +20,8 @@ extension UserDefaultsBackend {
   ///   The file's folder is watched with inotify, exactly as a watching `LayeredPlistStore`
   ///   does (see `LayeredPlistStore.startWatching()`): events are gathered for 20 ms, then the
   ///   file is read again on a background queue, where observers' callbacks then run; this
-  ///   process's unsaved changes keep winning. A folder that can't be watched is reported once
+  ///   process's unsaved changes keep winning. A read that fails is reported and tried again,
+  ///   every second at most, until it succeeds. A folder that can't be watched is reported once
   ///   as a ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed`` and polled
   ///   instead (every 50 ms at first, backing off to once a second). Raw `UserDefaults.set`
   ///   calls in this process are not watched (corelibs posts no notification): they are taken
@@ -38,7 +39,8 @@ extension UserDefaultsBackend {
     #if canImport(Darwin)
       let started = ExternalWatch.notifications(observeDidChangeNotifications())
     #else
-      let started = ExternalWatch.file(watchSuiteFile())
+      let (watcher, reloading) = watchSuiteFile()
+      let started = ExternalWatch.file(watcher, reloading)
     #endif
     let superfluous = watch.withLock { watch -> ExternalWatch? in
       guard watch == nil else { return started }
@@ -63,13 +65,17 @@ extension UserDefaultsBackend {
   /// What ``startWatching()`` set up: a watch of the suite's file (Linux), or an observer of
   /// `UserDefaults.didChangeNotification` (Apple platforms).
   enum ExternalWatch: Sendable {
-    case file(FileWatcher)
+    /// The watch of the suite's file, and its reading again after a change (retried while it
+    /// fails).
+    case file(FileWatcher, RetriedReload)
     case notifications(NotificationObservation)
 
-    /// Stops the watch: the file watcher, or removes the observer.
+    /// Stops the watch: the file watcher and any retry of its reading, or removes the observer.
     func stop() {
       switch self {
-      case .file(let watcher): watcher.stop()
+      case .file(let watcher, let reloading):
+        watcher.stop()
+        reloading.stop()
       case .notifications(let observation): observation.remove()
       }
     }
@@ -121,18 +127,30 @@ extension UserDefaultsBackend {
   }
 
   #if !canImport(Darwin)
-    /// Watches the suite's file for other processes' saves (Linux).
-    private func watchSuiteFile() -> FileWatcher {
+    /// Watches the suite's file for other processes' saves (Linux), reading it again after each
+    /// (``RetriedReload``: a read that fails is reported and tried again until it succeeds).
+    private func watchSuiteFile() -> (FileWatcher, RetriedReload) {
       let url = AtomicFile.resolvedTarget(of: suite.file.url).standardizedFileURL
-      return FileWatcher(
+      let name = name
+      let reloading = RetriedReload(
+        reload: { [weak suite] () throws(SettingsError) in try suite?.reloadFile() },
+        report: { error in
+          SettingsDiagnostics.report(
+            SettingsDiagnostic(
+              kind: .watchFailed, key: nil, backend: name,
+              message: "\(error); the backend keeps the values it has and reads the file again, "
+                + "every second at most, until it can"))
+        })
+      let watcher = FileWatcher(
         folder: url.deletingLastPathComponent(), names: [url.lastPathComponent]
       ) { [weak self] event in
-        self?.handleWatch(event)
+        self?.handleWatch(event, reloading: reloading)
       }
+      return (watcher, reloading)
     }
 
     /// Handles the watcher's event: reads the suite's file again if another process saved it.
-    private func handleWatch(_ event: FileWatcher.Event) {
+    private func handleWatch(_ event: FileWatcher.Event, reloading: RetriedReload) {
       switch event {
       case .armingFailed(let reason):
         SettingsDiagnostics.report(
@@ -142,14 +160,7 @@ extension UserDefaultsBackend {
               "\(reason); checking the suite's file every second at most instead, until it can"
           ))
       case .changed:
-        do {
-          try suite.reloadFile()
-        } catch {
-          SettingsDiagnostics.report(
-            SettingsDiagnostic(
-              kind: .watchFailed, key: nil, backend: name,
-              message: "\(error); the backend keeps the values it has"))
-        }
+        reloading.run()
       }
     }
   #endif

@@ -150,14 +150,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///     `com.example.player`.
   ///   - flushDelay: Seconds between the last of a burst of writes and their save on Linux; 0.5
   ///     by default.
-  /// - Precondition: The name is not empty and holds no `/` (on Linux it names a file), and
-  ///   Foundation accepts it: `UserDefaults(suiteName:)` refuses the global domain's name and, on
-  ///   Apple platforms, the app's own bundle identifier.
+  /// - Precondition: The name is a valid suite name: not empty, and holding no `/` and no control
+  ///   character (Unicode's category Cc, a newline or a tab among them), since on Linux it names
+  ///   a file; it is refused, not escaped, on every platform. And Foundation must accept it:
+  ///   `UserDefaults(suiteName:)` refuses the global domain's name and, on Apple platforms, the
+  ///   app's own bundle identifier.
   public convenience init(suiteName: String, flushDelay: Double = 0.5) {
-    precondition(
-      !suiteName.isEmpty && !suiteName.contains("/"),
-      "'\(suiteName)' is not a valid suite name: it must be non-empty and hold no '/'"
-    )
+    Self.checkSuiteName(suiteName)
     guard let defaults = UserDefaults(suiteName: suiteName) else {
       preconditionFailure("UserDefaults refuses the suite name '\(suiteName)'")
     }
@@ -179,7 +178,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///     it must match.
   ///   - flushDelay: Seconds between the last of a burst of writes and their save on Linux; 0.5
   ///     by default.
+  /// - Precondition: A suite name is a valid one (see ``init(suiteName:flushDelay:)``).
   public init(_ userDefaults: UserDefaults, suiteName: String?, flushDelay: Double = 0.5) {
+    if let suiteName { Self.checkSuiteName(suiteName) }
     self.userDefaults = userDefaults
     self.suiteName = suiteName
     self.flushDelay = flushDelay
@@ -210,6 +211,38 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
         suite?.flushReportingFailure(takingInUserDefaults: true)
       }
     #endif
+  }
+
+  /// Why a name can't name a suite, or `nil` if it can: it is empty, or holds a `/` or a control
+  /// character (Unicode's category Cc: U+0000–U+001F, U+007F–U+009F, a newline or a tab among
+  /// them).
+  ///
+  /// On Linux a suite is the file `<name>.plist` (corelibs' own rule, kept so that both name one
+  /// file): a `/` would put it in another folder, and a control character in a file name is a
+  /// hazard to every tool that lists or quotes it. The rule is the same on every platform, so
+  /// that a name works wherever the code runs. Names are refused, not escaped: an escaped name
+  /// would name another file than `UserDefaults(suiteName:)` writes.
+  ///
+  /// - Parameter name: A suite name.
+  /// - Returns: The reason, as `it holds a control character (U+000A)`, or `nil`.
+  package static func suiteNameProblem(_ name: String) -> String? {
+    if name.isEmpty { return "it is empty" }
+    if name.contains("/") { return "it holds '/'" }
+    let isControl = { (scalar: Unicode.Scalar) in scalar.properties.generalCategory == .control }
+    if let control = name.unicodeScalars.first(where: isControl) {
+      let code = String(control.value, radix: 16, uppercase: true)
+      let padded = String(repeating: "0", count: 4 - code.count) + code
+      return "it holds a control character (U+\(padded))"
+    }
+    return nil
+  }
+
+  /// Stops the program, saying why, if a name can't name a suite: a programming mistake.
+  private static func checkSuiteName(_ name: String) {
+    if let problem = suiteNameProblem(name) {
+      preconditionFailure(
+        "'\(name.debugDescription.dropFirst().dropLast())' is not a valid suite name: \(problem)")
+    }
   }
 
   deinit {
