@@ -40,7 +40,11 @@ lines between are allowed), which a reader of the rendered page doesn't see:
                                               `swift package dump-package`
     <!-- doc-check: skip (the reason) -->      not compiled; the reason is required
 
-Directives combine with `;` (`<!-- doc-check: name Models; with Kinds -->`).
+Directives combine with `;` (`<!-- doc-check: name Models; with Kinds -->`). A hidden line must
+not start with `@`: DocC reads such a line as a directive, even inside a comment.
+
+    <!-- doc-check: requires SwiftUI -->       compiled where the toolchain has the module,
+                                              reported as skipped elsewhere
 
 Output. A block is run (in a fresh temporary HOME, XDG folders and working folder, within 60
 seconds) when it is marked `run` or holds a `// prints …` comment. Each `// prints TEXT` comment
@@ -104,6 +108,10 @@ class Block:
     def parse(self, marker):
         first, *rest = marker
         self.prelude = rest
+        for number, text in enumerate(rest):
+            if text.lstrip().startswith("@"):
+                raise Problem(f"{self.path}:{self.marker_line + 1 + number}: a hidden line starts "
+                              "with '@', which DocC reads as a directive: rephrase it")
         for directive in filter(None, (d.strip() for d in first.split(";"))):
             word, _, argument = directive.partition(" ")
             argument = argument.strip()
