@@ -121,3 +121,17 @@ extension FixedWidthInteger {
     }
   }
 }
+
+extension PropertyListValue {
+  /// An integer value from an `Int`: `.integer(count)` where `count` is a variable.
+  ///
+  /// Every `Int` fits (a property list holds `Int64.min ... UInt64.max`); for other integer types
+  /// use `.integer(Integer(value))` with an `Int64` or `UInt64`, or ``Integer/init(exactly:)``.
+  /// A literal (`.integer(5)`) works either way.
+  ///
+  /// - Parameter value: The integer.
+  /// - Returns: `.integer` holding `value`.
+  public static func integer(_ value: Int) -> PropertyListValue {
+    .integer(Integer(Int64(value)))
+  }
+}

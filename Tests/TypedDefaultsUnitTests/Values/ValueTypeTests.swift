@@ -202,3 +202,16 @@ private struct CollectionSettings: SettingsGroup {
     #expect(Range<Double>(propertyListValue: [0, .real(.nan)]) == nil)
   }
 }
+
+@Suite struct PropertyListValueIntegerTests {
+  @Test func anIntegerValueIsMadeFromAnIntVariable() {
+    let count = 41
+    let value: PropertyListValue = .integer(count + 1)
+    #expect(value == .integer(42))
+    #expect(value.intValue == 42)
+    #expect(PropertyListValue.integer(Int.min) == .integer(PropertyListValue.Integer(Int64.min)))
+    let values: [PropertyListValue] = [.integer(1), .integer(count)]
+    #expect(
+      values == [.integer(PropertyListValue.Integer(1)), .integer(PropertyListValue.Integer(41))])
+  }
+}
