@@ -18,16 +18,31 @@ package final class SettingAnnotations: @unchecked Sendable {
   /// Whether a value of the setting's type is accepted (the typed form of the constraint, which
   /// compares as the type does); `nil` when every value is.
   let accepts: (@Sendable (Any) -> Bool)?
+  /// For a range declared with `clamping: true`, the nearest value in the range to one outside
+  /// it (the typed value in, the typed value out); `nil` when a value outside is refused.
+  let clamp: (@Sendable (Any) -> Any)?
+  /// Where the setting is declared (`MyApp/AppSettings.swift:12`), for messages about its values;
+  /// `nil` when unknown.
+  let declaration: String?
 
   init(
     help: String?, allowedValues: [PropertyListValue]? = nil, minimum: PropertyListValue? = nil,
-    maximum: PropertyListValue? = nil, accepts: (@Sendable (Any) -> Bool)? = nil
+    maximum: PropertyListValue? = nil, accepts: (@Sendable (Any) -> Bool)? = nil,
+    clamp: (@Sendable (Any) -> Any)? = nil, declaration: String? = nil
   ) {
     self.help = help
     self.allowedValues = allowedValues
     self.minimum = minimum
     self.maximum = maximum
     self.accepts = accepts
+    self.clamp = clamp
+    self.declaration = declaration
+  }
+
+  /// ` (declared at MyApp/AppSettings.swift:12)`, or nothing when the declaration is unknown: the
+  /// end of a message about a refused or unacceptable value.
+  var declaredAt: String {
+    declaration.map { " (declared at \($0))" } ?? ""
   }
 
   /// What the constraint says, for messages: `in 0.0...1.0`, `one of "aac", "opus"`; a secret's

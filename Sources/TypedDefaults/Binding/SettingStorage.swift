@@ -218,8 +218,25 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   @usableFromInline @inline(never)
   final func accepted(_ value: Value, stored: PropertyListValue) -> Value? {
     guard let annotations, let accepts = annotations.accepts, !accepts(value) else { return value }
+    // A range declared with `clamping: true` reads a value outside it as the nearest bound.
+    if let clamped = clamped(value, by: annotations), accepts(clamped) { return clamped }
     reportMismatch(stored, notAllowed: annotations)
     return nil
+  }
+
+  /// `value` clamped into the declared range, or `nil` if the declaration doesn't clamp.
+  final func clamped(_ value: Value, by annotations: SettingAnnotations) -> Value? {
+    annotations.clamp.flatMap { $0(value) as? Value }
+  }
+
+  /// The value a write stores: `value`, or, outside a range declared with `clamping: true`, the
+  /// nearest bound.
+  @usableFromInline
+  final func clampedIfDeclared(_ value: Value) -> Value {
+    guard let annotations, let accepts = annotations.accepts, !accepts(value),
+      let clamped = clamped(value, by: annotations)
+    else { return value }
+    return clamped
   }
 
   /// The error of a write of a value the declaration doesn't accept, or `nil` if it accepts it.
@@ -233,18 +250,20 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     if isSecret, annotations.allowedValues != nil {
       return SettingsError(
         .valueNotAllowed, key: key,
-        reason: "The secret value is not an allowed value of '\(key)'" + help)
+        reason: "The secret value is not an allowed value of '\(key)'" + help
+          + annotations.declaredAt)
     }
     let shown = isSecret ? "The secret value" : "\(stored)"
     return SettingsError(
       .valueNotAllowed, key: key,
       reason: "\(shown) is not allowed: '\(key)' accepts "
-        + annotations.constraintDescription(isSecret: isSecret) + help)
+        + annotations.constraintDescription(isSecret: isSecret) + help + annotations.declaredAt)
   }
 
   /// Stores a value; `nil` (from an `Optional`) removes the key.
   @inlinable
   final func write(_ value: Value) throws(SettingsError) {
+    let value = annotations == nil ? value : clampedIfDeclared(value)
     let stored: PropertyListValue?
     do {
       stored = try value.propertyListValue()
@@ -368,6 +387,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
         message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind))"
           + "\(shown) \(problem); using the default"
           + "\(fallback) and leaving the stored value untouched"
+          + (notAllowed?.declaredAt ?? annotations?.declaredAt ?? "")
       )
     )
   }

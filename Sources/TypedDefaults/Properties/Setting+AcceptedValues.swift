@@ -7,9 +7,14 @@ extension Setting {
   /// Records help text and accepted values, if there are any, before the setting can be shared.
   func annotate(
     help: String?, allowedValues: [PropertyListValue]? = nil, minimum: Value? = nil,
-    maximum: Value? = nil, accepts: (@Sendable (Value) -> Bool)? = nil
+    maximum: Value? = nil, accepts: (@Sendable (Value) -> Bool)? = nil,
+    clamp: (@Sendable (Value) -> Value)? = nil, fileID: StaticString? = nil, line: UInt = 0
   ) {
     guard help != nil || accepts != nil else { return }
+    var untypedClamp: (@Sendable (Any) -> Any)?
+    if let clamp {
+      untypedClamp = { value in (value as? Value).map(clamp) ?? value }
+    }
     var untypedCheck: (@Sendable (Any) -> Bool)?
     if let accepts {
       untypedCheck = { value in
@@ -22,7 +27,8 @@ extension Setting {
     storage.annotate(
       SettingAnnotations(
         help: help, allowedValues: allowedValues, minimum: lower, maximum: upper,
-        accepts: untypedCheck))
+        accepts: untypedCheck, clamp: untypedClamp,
+        declaration: fileID.map { "\($0):\(line)" }))
   }
 
   /// The setting's help text, as declared (`help: "Playback volume, 0 to 1."`); `nil` if none.
@@ -37,14 +43,24 @@ extension Setting where Value: Comparable {
 
   /// Records a range's bounds, and accepts a value at least the minimum and at most the maximum
   /// (compared as `ClosedRange.contains(_:)` compares, so NaN is outside every range).
-  func annotate(help: String?, minimum: Value?, maximum: Value?) {
+  func annotate(
+    help: String?, minimum: Value?, maximum: Value?, clamping: Bool, fileID: StaticString,
+    line: UInt
+  ) {
+    // NaN (nowhere in a range) compares neither below nor above: it stays refused.
+    let clamp: @Sendable (Value) -> Value = { value in
+      if let minimum, value < minimum { return minimum }
+      if let maximum, maximum < value { return maximum }
+      return value
+    }
     annotate(
       help: help, minimum: minimum, maximum: maximum,
       accepts: { value in
         if let minimum, !(minimum <= value) { return false }
         if let maximum, !(value <= maximum) { return false }
         return true
-      })
+      },
+      clamp: clamping ? clamp : nil, fileID: fileID, line: line)
   }
 
   /// Declares a setting that accepts only values in a range, with its default as the property's
@@ -65,14 +81,22 @@ extension Setting where Value: Comparable {
   ///   - wrappedValue: The default value, returned while no acceptable value is stored.
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   ///   - range: The values accepted, bounds included: `a...b`, `a...` or `...b`.
+  ///   - clamping: Whether a value outside the range is replaced by the nearest bound, on writes
+  ///     and on reads, rather than refused (writes) or read as the default (reads). NaN, in no
+  ///     range, is still refused.
   ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  ///   - fileID: Where the setting is declared, named by messages about its values; leave the
+  ///     default.
+  ///   - line: The line of the declaration; leave the default.
   public init<Accepted: SettingRange>(
-    wrappedValue: Value, _ key: String? = nil, in range: Accepted, secret: Bool = false,
-    help: String? = nil
+    wrappedValue: Value, _ key: String? = nil, in range: Accepted, clamping: Bool = false,
+    secret: Bool = false, help: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) where Accepted.Bound == Value {
     self.init(wrappedValue: wrappedValue, key, secret: secret)
-    annotate(help: help, minimum: range.minimum, maximum: range.maximum)
+    annotate(
+      help: help, minimum: range.minimum, maximum: range.maximum, clamping: clamping,
+      fileID: fileID, line: line)
   }
 
   /// Declares a setting that accepts only values in a range, with an explicit default:
@@ -84,14 +108,22 @@ extension Setting where Value: Comparable {
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
   ///   - defaultValue: The value returned while no acceptable value is stored.
   ///   - range: The values accepted, bounds included: `a...b`, `a...` or `...b`.
+  ///   - clamping: Whether a value outside the range is replaced by the nearest bound (see
+  ///     ``init(wrappedValue:_:in:clamping:secret:help:fileID:line:)``).
   ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  ///   - fileID: Where the setting is declared, named by messages about its values; leave the
+  ///     default.
+  ///   - line: The line of the declaration; leave the default.
   public init<Accepted: SettingRange>(
-    _ key: String? = nil, default defaultValue: Value, in range: Accepted, secret: Bool = false,
-    help: String? = nil
+    _ key: String? = nil, default defaultValue: Value, in range: Accepted,
+    clamping: Bool = false, secret: Bool = false, help: String? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
   ) where Accepted.Bound == Value {
     self.init(key, default: defaultValue, secret: secret)
-    annotate(help: help, minimum: range.minimum, maximum: range.maximum)
+    annotate(
+      help: help, minimum: range.minimum, maximum: range.maximum, clamping: clamping,
+      fileID: fileID, line: line)
   }
 }
 
@@ -113,14 +145,17 @@ extension Setting where Value: Equatable {
   ///   - allowedValues: The values accepted.
   ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  ///   - fileID: Where the setting is declared, named by messages about its values; leave the
+  ///     default.
+  ///   - line: The line of the declaration; leave the default.
   public init(
     wrappedValue: Value, _ key: String? = nil, allowedValues: [Value], secret: Bool = false,
-    help: String? = nil
+    help: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) {
     self.init(wrappedValue: wrappedValue, key, secret: secret)
     annotate(
       help: help, allowedValues: allowedValues.compactMap { try? $0.propertyListValue() },
-      accepts: { allowedValues.contains($0) })
+      accepts: { allowedValues.contains($0) }, fileID: fileID, line: line)
   }
 
   /// Declares a setting that accepts only some values, with an explicit default:
@@ -134,13 +169,17 @@ extension Setting where Value: Equatable {
   ///   - allowedValues: The values accepted.
   ///   - secret: Whether the value is secret (see ``init(wrappedValue:_:secret:help:)``).
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
+  ///   - fileID: Where the setting is declared, named by messages about its values; leave the
+  ///     default.
+  ///   - line: The line of the declaration; leave the default.
   public init(
     _ key: String? = nil, default defaultValue: Value, allowedValues: [Value],
-    secret: Bool = false, help: String? = nil
+    secret: Bool = false, help: String? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
   ) {
     self.init(key, default: defaultValue, secret: secret)
     annotate(
       help: help, allowedValues: allowedValues.compactMap { try? $0.propertyListValue() },
-      accepts: { allowedValues.contains($0) })
+      accepts: { allowedValues.contains($0) }, fileID: fileID, line: line)
   }
 }

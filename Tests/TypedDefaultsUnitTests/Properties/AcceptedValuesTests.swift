@@ -29,6 +29,18 @@ private struct SecretCodeSettings: SettingsGroup {
   var code: String
 }
 
+/// Where the fixtures are declared, as messages about their values name it.
+private let playbackFile = "TypedDefaultsUnitTests/AcceptedValuesTests.swift"
+
+/// A range that clamps, and the line it is declared on (issue 35, item 5).
+private struct ClampedSettings: SettingsGroup {
+  static let volumeLine = #line + 1
+  @Setting("volume", default: 0.8, in: 0...1, clamping: true) var volume: Double
+  @Setting("retries", in: 0...10, clamping: true) var retries = 3
+  static let strictLine = #line + 1
+  @Setting("strict", in: 0...1) var strict = 0.5
+}
+
 /// Help text and accepted values: declared on the setting, enforced on every write and read,
 /// described by the descriptor (issue 22).
 @Suite struct AcceptedValuesTests {
@@ -46,7 +58,7 @@ private struct SecretCodeSettings: SettingsGroup {
         #expect(
           error.description
             == "Cannot write 'volume': 1.5 is not allowed: 'volume' accepts in 0.0...1.0 "
-            + "(Playback volume, 0 to 1.)")
+            + "(Playback volume, 0 to 1.) (declared at \(playbackFile):15)")
       }
       let (_, diagnostics) = collectingDiagnostics { settings.volume = -0.1 }
       #expect(diagnostics.map(\.kind) == [.writeFailed])
@@ -77,7 +89,8 @@ private struct SecretCodeSettings: SettingsGroup {
       #expect(
         diagnostics.first?.message
           == "'volume' in \(backend.name) holds a real (7.5) that is not allowed (volume accepts "
-          + "in 0.0...1.0); using the default (0.8) and leaving the stored value untouched")
+          + "in 0.0...1.0); using the default (0.8) and leaving the stored value untouched "
+          + "(declared at \(playbackFile):15)")
       #expect(backend.storedValue(forKey: "volume") == .real(7.5))
       // A value inside reads as itself.
       try backend.setValue(.real(0.25), forKey: "volume")
@@ -118,7 +131,8 @@ private struct SecretCodeSettings: SettingsGroup {
     } catch {
       #expect(
         error.description
-          == "Cannot write 'pin': The secret value is not allowed: 'pin' accepts in 1000...9999")
+          == "Cannot write 'pin': The secret value is not allowed: 'pin' accepts in 1000...9999 "
+          + "(declared at \(playbackFile):20)")
     }
     let backend = InMemoryBackend()
     let stored = PlaybackSettings(backend: backend)
@@ -136,14 +150,15 @@ private struct SecretCodeSettings: SettingsGroup {
     let refusal = #expect(throws: SettingsError.self) { try settings.$code.set("charlie-3") }
     #expect(
       refusal?.description
-        == "Cannot write 'code': The secret value is not an allowed value of 'code'")
+        == "Cannot write 'code': The secret value is not an allowed value of 'code' "
+        + "(declared at \(playbackFile):28)")
     try backend.setValue("charlie-3", forKey: "code")
     let (code, diagnostics) = collectingDiagnostics { settings.code }
     #expect(code == "alpha-7")
     #expect(
       diagnostics.map(\.message) == [
         "'code' in InMemoryBackend holds a string that is not an allowed value; using the default "
-          + "and leaving the stored value untouched"
+          + "and leaving the stored value untouched (declared at \(playbackFile):28)"
       ])
     #expect(
       settings.allSettings.first?.description
@@ -227,5 +242,45 @@ private struct SecretCodeSettings: SettingsGroup {
     let settings = AllTypesSettings(backend: InMemoryBackend())
     #expect(settings.allSettings.allSatisfy { $0.help == nil && $0.minimum == nil })
     #expect(settings.$int.storage.annotations == nil)
+  }
+
+  @Test func aRefusedAssignmentNamesTheDeclarationsFileAndLine() {
+    let settings = ClampedSettings(backend: InMemoryBackend())
+    let (_, diagnostics) = collectingDiagnostics { settings.strict = 1.5 }
+    #expect(settings.strict == 0.5)
+    #expect(diagnostics.map(\.kind) == [.writeFailed])
+    let declaration =
+      "(declared at TypedDefaultsUnitTests/AcceptedValuesTests.swift:\(ClampedSettings.strictLine))"
+    #expect(diagnostics.first?.message.hasSuffix(declaration) == true, "\(diagnostics)")
+    #expect(throws: SettingsError.self) { try settings.$strict.set(2) }
+    do {
+      try settings.$strict.set(2)
+    } catch {
+      #expect(error.reason.hasSuffix(declaration), "\(error.reason)")
+    }
+  }
+
+  @Test(arguments: BackendFactory.all)
+  func aClampingRangeStoresAndReadsTheNearestBound(_ factory: BackendFactory) async throws {
+    try await factory.withBackend { backend in
+      let settings = ClampedSettings(backend: backend)
+      let (_, diagnostics) = collectingDiagnostics {
+        settings.volume = 1.5
+        #expect(settings.volume == 1)
+        #expect(settings.$volume.storedValue == .real(1))
+        settings.volume = -3
+        #expect(settings.volume == 0)
+        settings.retries = 99
+        #expect(settings.retries == 10)
+        // A value outside, stored by someone else, reads as the nearest bound too.
+        try? backend.setValue(.integer(-5), forKey: "retries")
+        #expect(settings.retries == 0)
+        #expect(backend.value(forKey: "retries") == .integer(-5))
+      }
+      #expect(diagnostics.isEmpty, "\(diagnostics)")
+      // NaN is in no range and has no nearest bound: still refused.
+      #expect(throws: SettingsError.self) { try settings.$volume.set(.nan) }
+      #expect(settings.volume == 0)
+    }
   }
 }
