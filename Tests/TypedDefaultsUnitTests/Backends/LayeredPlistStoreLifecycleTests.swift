@@ -431,12 +431,26 @@ import TypedDefaultsTestSupport
   }
 
   @Test func updateChangesTheValueInTheFileAsOneStepAcrossProcesses() throws {
+    // A read-then-write from each process would lose increments; update loses none.
+    #expect(try Self.countedByTwoProbes(["increment", "count", "50"]) == ["count": 100])
+  }
+
+  /// `settings.$count.update { $0 += 1 }` in two processes at once: the file's lock is held from
+  /// the read to the save, so none of the 2,000 increments is lost (`+=` and `save()` lost half).
+  @Test func aSettingUpdateCountsExactlyAcrossTwoProcesses() throws {
+    #expect(
+      try Self.countedByTwoProbes(["setting-increment", "count", "1000"]) == ["count": 2000])
+  }
+
+  /// Runs two SettingsProbe processes at once on one new `data.plist` with `arguments`, and
+  /// returns what the file holds once both succeeded.
+  static func countedByTwoProbes(_ arguments: [String]) throws -> [String: PropertyListValue]? {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist").path
     let processes = try (0..<2).map { _ in
       let process = Process()
       process.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
-      process.arguments = ["layered", file, "increment", "count", "50"]
+      process.arguments = ["layered", file] + arguments
       try process.run()
       return process
     }
@@ -444,9 +458,7 @@ import TypedDefaultsTestSupport
       process.waitUntilExit()
       #expect(process.terminationStatus == 0)
     }
-    // A read-then-write from each process would lose increments; update loses none.
-    #expect(
-      try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary() == ["count": 100])
+    return try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary()
   }
 
   @Test func updateSeesAnotherProcesssSaveAndItsOwnUnsavedChanges() throws {
