@@ -442,6 +442,27 @@ import TypedDefaultsTestSupport
       try Self.countedByTwoProbes(["setting-increment", "count", "1000"]) == ["count": 2000])
   }
 
+  /// The value a read shows comes from the delivered layer while `data.plist` holds none: an
+  /// update starts from it, as `+=` would, and writes the file; the delivered file is untouched.
+  @Test func anUpdateStartsFromADeliveredValueTheFileDoesNotHold() throws {
+    let directory = try TemporaryDirectory()
+    let delivered = directory.file("delivered.plist")
+    try PropertyListFile(url: delivered).write(["count": 10, "tags": ["a"]])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), deliveredFile: delivered,
+      options: .init(savesAtExit: false))
+    let count = Setting("count", default: 0, backend: store)
+    let tags = Setting("tags", default: [String](), backend: store)
+    try count.update { $0 += 1 }
+    try tags.update { $0.append("b") }
+    #expect(count.wrappedValue == 11)
+    #expect(tags.wrappedValue == ["a", "b"])
+    #expect(
+      try PropertyListFile(url: directory.file("data.plist")).readDictionary()
+        == ["count": 11, "tags": ["a", "b"]])
+    #expect(try PropertyListFile(url: delivered).readDictionary() == ["count": 10, "tags": ["a"]])
+  }
+
   /// Runs two SettingsProbe processes at once on one new `data.plist` with `arguments`, and
   /// returns what the file holds once both succeeded.
   static func countedByTwoProbes(_ arguments: [String]) throws -> [String: PropertyListValue]? {
