@@ -5,17 +5,28 @@ extension SettingStorage {
   ///
   /// Not inlinable: an update reads and writes through the backend's own update (a file lock
   /// and a save on a file store), so the generic code kept here is only the conversions, and
-  /// the rest is ``UntypedSettingStorage/updateStored(_:renamingBackendError:)``.
+  /// the rest is ``UntypedSettingStorage/updateStored(_:)``.
   final func update<Result>(
     _ body: (inout Value) throws(SettingsError) -> Result
   ) throws(SettingsError) -> Result {
     var result: Result?
-    try updateStored(
-      { stored throws(SettingsError) -> PropertyListValue? in
-        var value = stored.flatMap(readable) ?? defaultValue
-        result = try body(&value)
-        return try storable(value)
-      }, renamingBackendError: writeError)
+    // What the transform threw (the body's error, a refusal) comes back as it is; what the
+    // backend threw is renamed as a write's error is.
+    var transformError: SettingsError?
+    do throws(SettingsError) {
+      try updateStored { stored throws(SettingsError) -> PropertyListValue? in
+        do throws(SettingsError) {
+          var value = stored.flatMap(readable) ?? defaultValue
+          result = try body(&value)
+          return try storable(value)
+        } catch {
+          transformError = error
+          throw error
+        }
+      }
+    } catch {
+      throw transformError ?? writeError(error)
+    }
     guard let result else { preconditionFailure("updateStored calls its transform") }
     return result
   }
@@ -36,27 +47,15 @@ extension UntypedSettingStorage {
   /// has one, otherwise one write through the library (``SettingsBackends/update(of:forKey:_:)``),
   /// reported to the key's observers once either way.
   ///
-  /// What `transform` throws is rethrown as it is; what the backend throws is renamed by
-  /// `renamingBackendError` (the key as the setting knows it, a secret's details withheld).
+  /// Not generic, and `transform` is handed on as it is, so the binary has one copy of the
+  /// update's path whatever the setting's type.
+  ///
+  /// - Throws: What `transform` throws, and what the backend's update throws, as they are.
   final func updateStored(
-    _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?,
-    renamingBackendError: (SettingsError) -> SettingsError
+    _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
   ) throws(SettingsError) {
     // A test's override takes the place of the base backend, as for a write.
-    let backend = overridingBackend ?? boundTarget
-    var transformThrew = false
-    do throws(SettingsError) {
-      _ = try SettingsBackends.update(of: backend, forKey: targetKey) {
-        stored throws(SettingsError) -> PropertyListValue? in
-        do throws(SettingsError) {
-          return try transform(stored)
-        } catch {
-          transformThrew = true
-          throw error
-        }
-      }
-    } catch {
-      throw transformThrew ? error : renamingBackendError(error)
-    }
+    _ = try SettingsBackends.update(
+      of: overridingBackend ?? boundTarget, forKey: targetKey, transform)
   }
 }
