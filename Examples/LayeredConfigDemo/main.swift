@@ -66,8 +66,9 @@ func run(_ options: Options) throws {
   print()
 
   // 4. The app writes through its typed settings: writes go to the persistent layer.
-  config.launchCount += 1
-  print("App write: config.launchCount += 1 -> \(config.launchCount)")
+  // update: read, add one and save under the file's lock, so no other process's count is lost.
+  try config.$launchCount.update { $0 += 1 }
+  print("App write: config.$launchCount.update { $0 += 1 } -> \(config.launchCount)")
   print()
 
   printSettings(config, in: store)

@@ -67,9 +67,10 @@ if isFirstRun {
   settings.recentSearches = Array((settings.recentSearches + [search]).suffix(5))
   print("Changed: recentSearches += \"\(search)\" (keeping the last 5)")
 }
-settings.launchCount += 1
+// One step no other write (another thread's, another process's on Linux) comes between.
+try settings.$launchCount.update { $0 += 1 }
 settings.lastPlayedAt = Date()
-print("         launchCount += 1, lastPlayedAt = Date()")
+print("         $launchCount.update { $0 += 1 }, lastPlayedAt = Date()")
 print()
 
 let cellular = settings.allowsCellularPlayback ? "allowed" : "not allowed"

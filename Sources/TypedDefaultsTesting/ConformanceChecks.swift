@@ -12,7 +12,7 @@ enum ConformanceChecks {
       dictionaryRepresentationListsExactlyTheStoredKeys, concurrentWritersLoseNothing,
       setValuesStoresEveryValue, everySettingTypeRoundTrips, aSettingWriteReachesObserversOnce,
       racingSettingWritesEachReachObserversOnceInOrder, everyValueReadsTheSameAfterAReload,
-    ] + AbilityChecks.all
+    ] + SettingUpdateChecks.all + AbilityChecks.all
 
   static let writtenValuesReadBackEqual = Check(
     name: "writtenValuesReadBackEqual", needsReload: false

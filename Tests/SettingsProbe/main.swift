@@ -10,6 +10,8 @@
 //   SettingsProbe layered <data.plist path> set-nosave <key> <kind>:<value>  (saved at exit)
 //   SettingsProbe layered <data.plist path> write-keys <prefix> <count>  (a save per key)
 //   SettingsProbe layered <data.plist path> increment <key> <count>  (update(forKey:) count times)
+//   SettingsProbe <backend> <location> setting-increment <key> <count>  (an `Int` setting's
+//     `update { $0 += 1 }` count times)
 //   SettingsProbe layered <data.plist path> rewrite-in-place [idle µs]  (rewrites the file
 //     non-atomically until killed, pausing 2 ms half-way and idle µs (10 ms) between rewrites;
 //     prints "started" first)
@@ -107,6 +109,10 @@ do {
     for _ in 0..<count {
       try store.update(forKey: key) { .integer(.init(Int64(($0?.intValue ?? 0) + 1))) }
     }
+  case "setting-increment":
+    guard arguments.count == 5, let count = Int(arguments[4]) else { fail("needs a count") }
+    let counter = Setting(key, default: 0, backend: backend)
+    for _ in 0..<count { try counter.update { $0 += 1 } }
   case "rewrite-in-place":
     // Rewrites the file in place forever, as programs that don't write atomically do: truncate,
     // write half, pause, write the rest. Readers can see it empty or half-written.

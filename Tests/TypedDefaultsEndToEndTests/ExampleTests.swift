@@ -23,7 +23,7 @@ import TypedDefaultsTestSupport
     #expect(second.standardOutput.contains("  LaunchCount = 1\n"))
     #expect(second.standardOutput.contains("  ServerURL = https://api-v2.example.com/v1\n"))
     #expect(second.standardOutput.contains("Runtime layer: 0 keys"))
-    #expect(second.standardOutput.contains("config.launchCount += 1 -> 2"))
+    #expect(second.standardOutput.contains("config.$launchCount.update { $0 += 1 } -> 2"))
     // The first run wrote the theme for the next launch: it shows only in the second.
     #expect(first.standardOutput.contains("Theme this run: light\n"))
     #expect(second.standardOutput.contains("Theme this run: dark\n"))

@@ -260,9 +260,15 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
         + annotations.constraintDescription(isSecret: isSecret) + help + annotations.declaredAt)
   }
 
-  /// Stores a value; `nil` (from an `Optional`) removes the key.
+  /// `value` as the backend stores it (`nil` for an `Optional`'s `nil`: the key is removed),
+  /// once the declaration accepts it (clamped first, where the declaration clamps).
+  ///
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` if it can't be a property list;
+  ///   ``SettingsError/Code/valueNotAllowed`` if the declaration's range or allowed values refuse
+  ///   it.
   @inlinable
-  final func write(_ value: Value) throws(SettingsError) {
+  final func storable(_ value: Value) throws(SettingsError) -> PropertyListValue? {
+    // A range declared with `clamping: true` stores the nearest bound of a value outside it.
     let value = annotations == nil ? value : clampedIfDeclared(value)
     let stored: PropertyListValue?
     do {
@@ -271,6 +277,13 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       throw representationError(error)
     }
     if annotations != nil, let refusal = refusal(of: value, stored: stored) { throw refusal }
+    return stored
+  }
+
+  /// Stores a value; `nil` (from an `Optional`) removes the key.
+  @inlinable
+  final func write(_ value: Value) throws(SettingsError) {
+    let stored = try storable(value)
     do {
       if let override = overridingBackend {
         try write(stored, to: override)

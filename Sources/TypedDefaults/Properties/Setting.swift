@@ -226,6 +226,63 @@ public struct Setting<Value: SettingValue>: Sendable {
     try storage.write(value)
   }
 
+  /// Changes the value from the one stored now, as one step no other write of the key can come
+  /// between: a counter, a list appended to.
+  ///
+  /// `settings.launchCount += 1` is a read and then a write: another thread's or another
+  /// process's write made in between is lost. `update` can't lose it:
+  ///
+  /// ```swift
+  /// try settings.$launchCount.update { $0 += 1 }
+  /// let recent = try settings.$recentSearches.update { recent in
+  ///   recent.append("jazz")
+  ///   return recent.count
+  /// }
+  /// ```
+  ///
+  /// `body` gets the value stored now, read as a read would (the default when nothing is stored
+  /// or the stored value can't be read as `Value` or isn't accepted by the declaration); what it
+  /// leaves in the value is stored, as ``set(_:)`` stores it (`nil` removes the key of an
+  /// optional setting). It mirrors swift-sharing's `Shared.withLock(_:)` and
+  /// `Synchronization.Mutex.withLock(_:)`: the value is borrowed `inout` for the length of
+  /// `body`, and what `body` returns comes back.
+  ///
+  /// How it is one step, by backend:
+  ///
+  /// - **`LayeredPlistStore`** and, on Linux, **``UserDefaultsBackend``**: across processes. It
+  ///   takes the file's lock (the lock `save()` takes), reads the file again if another process
+  ///   saved it since, calls `body` with the value there, and saves before releasing the lock, so
+  ///   two processes each adding one a thousand times leave the counter 2,000 higher. It saves
+  ///   this process's other unsaved changes too.
+  /// - **``UserDefaultsBackend`` on Apple platforms**: within the process only. The system owns
+  ///   the suite's file and offers no lock between processes: a write another process makes
+  ///   between the read and the write is lost there.
+  /// - **``InMemoryBackend``**, and a backend of your own adopting ``UpdatingBackend``: as its
+  ///   ``UpdatingBackend/update(forKey:_:)`` promises. A backend without it: a read, `body` and a
+  ///   write as one write through the library, which no other write made through the library
+  ///   comes between.
+  /// - Through a ``ScopedBackend`` view (a prefix): as on the view's base.
+  ///
+  /// The change reaches the key's observers once, as a write does.
+  ///
+  /// - Parameter body: Changes the value in place and returns what the caller wants back. Called
+  ///   once, holding the backend's locks (a file lock, on a file store): keep it short, and don't
+  ///   read or write settings of the same backend inside it, nor wait for a thread that does.
+  /// - Returns: What `body` returned.
+  /// - Throws: What `body` throws, as it is; ``SettingsError/Code/valueNotAllowed`` if the
+  ///   declaration's range or allowed values refuse the value `body` left;
+  ///   ``SettingsError/Code/valueNotRepresentable`` if it can't be a property list or the backend
+  ///   can't store it; what the backend's update throws (a forced key, a save that fails, naming
+  ///   the key as the setting does). Nothing is changed when this throws.
+  ///
+  /// Thread-safe: callable from any thread, at the same time as every other use of the setting.
+  @discardableResult
+  public func update<Result>(
+    _ body: (inout Value) throws(SettingsError) -> Result
+  ) throws(SettingsError) -> Result {
+    try storage.update(body)
+  }
+
   /// Removes the stored value, so the setting shows its default again (or, on a layered store, a
   /// value from a lower layer).
   public func reset() {

@@ -39,9 +39,12 @@ extension LayeredPlistStore {
   /// one (a counter, an array appended to) in a file several processes write.
   ///
   /// Under the same lock as ``save()``: re-reads the file if another process changed it, calls
-  /// `transform` with the key's value there (with this process's unsaved changes applied), stores
-  /// its result in the persistent layer, and saves everything. A plain read-then-write could lose
-  /// another process's change made in between; this can't.
+  /// `transform` with the key's value there (with this process's unsaved changes applied; where
+  /// the file holds none, the value of the highest layer below it that holds one, delivered or
+  /// bundled, which is what a read shows), stores its result in the persistent layer, and saves
+  /// everything. A plain read-then-write could lose another process's change made in between;
+  /// this can't. A value in the runtime layer, which a read shows above the file, is not what
+  /// `transform` gets: the update changes the file, which the runtime layer still hides.
   ///
   /// ```swift
   /// try store.update(forKey: "RecentSearches") { .array(($0?.arrayValue ?? []) + ["jazz"]) }
@@ -49,9 +52,10 @@ extension LayeredPlistStore {
   ///
   /// - Parameters:
   ///   - key: The key to change.
-  ///   - transform: Given the key's value in the file (`nil` if none), returns the new value, or
-  ///     `nil` to remove the key. Called once, while the file is locked: keep it short, and don't
-  ///     use the store inside it. What it throws is rethrown and nothing is changed or saved.
+  ///   - transform: Given the key's value in the file (or below it; `nil` if none), returns the
+  ///     new value, or `nil` to remove the key. Called once, while the file is locked: keep it
+  ///     short, and don't use the store inside it. What it throws is rethrown and nothing is
+  ///     changed or saved.
   /// - Returns: The value stored (`nil` if the key was removed), as the store keeps it (see
   ///   ``setValue(_:forKey:)`` for XML's rules).
   /// - Throws: What `transform` throws; what ``setValue(_:forKey:)`` throws for its result
@@ -65,10 +69,12 @@ extension LayeredPlistStore {
     let key = normalizedKey(key)
     var stored: PropertyListValue?
     try save(updating: { contents throws(SettingsError) in
-      try self.state.withLock { state throws(SettingsError) in
+      let below = try self.state.withLock { state throws(SettingsError) in
         try state.checkNotForced(CollectionOfOne(key))
+        return state.valueBelowFile(forKey: key)
       }
-      stored = try self.storable(transform(contents[key]), forKey: key, in: .persistent)
+      // Where the file holds nothing, the value a read shows comes from a lower layer.
+      stored = try self.storable(transform(contents[key] ?? below), forKey: key, in: .persistent)
       contents[key] = stored
       return [key]
     })

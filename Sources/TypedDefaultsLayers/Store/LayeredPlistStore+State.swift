@@ -108,6 +108,15 @@ extension LayeredPlistStore {
       return persistent[key]
     }
 
+    /// What a read of `key` would return if `data.plist` held nothing for it: the value of the
+    /// highest layer below the persistent one holding the key (delivered, bundled), or `nil`.
+    func valueBelowFile(forKey key: String) -> PropertyListValue? {
+      for index in order.indices where index > persistentIndex {
+        if let value = layers[index][key] { return value }
+      }
+      return nil
+    }
+
     /// The whole of `data.plist` as this process wants it.
     func fileContents() -> [String: PropertyListValue] {
       var contents = persistent

@@ -431,12 +431,47 @@ import TypedDefaultsTestSupport
   }
 
   @Test func updateChangesTheValueInTheFileAsOneStepAcrossProcesses() throws {
+    // A read-then-write from each process would lose increments; update loses none.
+    #expect(try Self.countedByTwoProbes(["increment", "count", "50"]) == ["count": 100])
+  }
+
+  /// `settings.$count.update { $0 += 1 }` in two processes at once: the file's lock is held from
+  /// the read to the save, so none of the 2,000 increments is lost (`+=` and `save()` lost half).
+  @Test func aSettingUpdateCountsExactlyAcrossTwoProcesses() throws {
+    #expect(
+      try Self.countedByTwoProbes(["setting-increment", "count", "1000"]) == ["count": 2000])
+  }
+
+  /// The value a read shows comes from the delivered layer while `data.plist` holds none: an
+  /// update starts from it, as `+=` would, and writes the file; the delivered file is untouched.
+  @Test func anUpdateStartsFromADeliveredValueTheFileDoesNotHold() throws {
+    let directory = try TemporaryDirectory()
+    let delivered = directory.file("delivered.plist")
+    try PropertyListFile(url: delivered).write(["count": 10, "tags": ["a"]])
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"), deliveredFile: delivered,
+      options: .init(savesAtExit: false))
+    let count = Setting("count", default: 0, backend: store)
+    let tags = Setting("tags", default: [String](), backend: store)
+    try count.update { $0 += 1 }
+    try tags.update { $0.append("b") }
+    #expect(count.wrappedValue == 11)
+    #expect(tags.wrappedValue == ["a", "b"])
+    #expect(
+      try PropertyListFile(url: directory.file("data.plist")).readDictionary()
+        == ["count": 11, "tags": ["a", "b"]])
+    #expect(try PropertyListFile(url: delivered).readDictionary() == ["count": 10, "tags": ["a"]])
+  }
+
+  /// Runs two SettingsProbe processes at once on one new `data.plist` with `arguments`, and
+  /// returns what the file holds once both succeeded.
+  static func countedByTwoProbes(_ arguments: [String]) throws -> [String: PropertyListValue]? {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist").path
     let processes = try (0..<2).map { _ in
       let process = Process()
       process.executableURL = TestPaths.productsDirectory.appendingPathComponent("SettingsProbe")
-      process.arguments = ["layered", file, "increment", "count", "50"]
+      process.arguments = ["layered", file] + arguments
       try process.run()
       return process
     }
@@ -444,9 +479,7 @@ import TypedDefaultsTestSupport
       process.waitUntilExit()
       #expect(process.terminationStatus == 0)
     }
-    // A read-then-write from each process would lose increments; update loses none.
-    #expect(
-      try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary() == ["count": 100])
+    return try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary()
   }
 
   @Test func updateSeesAnotherProcesssSaveAndItsOwnUnsavedChanges() throws {

@@ -41,6 +41,16 @@ import TypedDefaultsTesting
         return process
       }
 
+      /// Runs `count` probes with `arguments` at once and waits for each to succeed.
+      func runAtOnce(_ count: Int, _ arguments: [String]) throws {
+        let processes = (0..<count).map { _ in probe(arguments) }
+        for process in processes { try process.run() }
+        for process in processes {
+          process.waitUntilExit()
+          #expect(process.terminationStatus == 0)
+        }
+      }
+
       func saved() throws -> [String: PropertyListValue] {
         try PropertyListFile(url: file).readDictionary() ?? [:]
       }
@@ -139,13 +149,17 @@ import TypedDefaultsTesting
     @Test(arguments: domains)
     func fourProcessesIncrementingOneKeyCountExactly(standard: Bool) throws {
       let place = try Place(standard: standard)
-      let processes = (0..<4).map { _ in place.probe(["ud-increment", "count", "25"]) }
-      for process in processes { try process.run() }
-      for process in processes {
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-      }
+      try place.runAtOnce(4, ["ud-increment", "count", "25"])
       #expect(try place.saved() == ["count": 100])
+    }
+
+    /// `setting.update { $0 += 1 }` in two processes at once: the suite file's lock is held from
+    /// the read to the save, so none of the 2,000 increments is lost.
+    @Test(arguments: domains)
+    func aSettingUpdateCountsExactlyAcrossTwoProcesses(standard: Bool) throws {
+      let place = try Place(standard: standard)
+      try place.runAtOnce(2, ["setting-increment", "count", "1000"])
+      #expect(try place.saved() == ["count": 2000])
     }
 
     /// The standard defaults were never saved on Linux: the exit's take-in compared the

@@ -102,6 +102,12 @@ extension UserDefaultsBackend {
   /// ``update(forKey:_:)`` where no lock is shared with other processes (Apple platforms, where
   /// the system owns the file): reads the key, transforms it, writes the result.
   ///
+  /// One step within the process: it runs as one write through the library, holding the
+  /// observers' ordering lock, which on Apple platforms every write of the suite made through the
+  /// library holds (`SharedSuite.observers` serializes writes there), so none comes between the
+  /// read and the write. Not across processes: another process's write made in between is lost,
+  /// as is a raw `UserDefaults.set` of this process.
+  ///
   /// - Parameters:
   ///   - key: The key to change.
   ///   - transform: Given the key's value (`nil` if none), returns the new value, or `nil` to
@@ -112,8 +118,11 @@ extension UserDefaultsBackend {
     forKey key: String,
     _ transform: (PropertyListValue?) throws(SettingsError) -> PropertyListValue?
   ) throws(SettingsError) -> PropertyListValue? {
-    let value = try transform(value(forKey: key))
-    try setValue(value, forKey: key)
+    var value: PropertyListValue?
+    try observers.recordingWrite(CollectionOfOne(key), of: self) { () throws(SettingsError) in
+      value = try transform(self.value(forKey: key))
+      try setValue(value, forKey: key)
+    }
     return value
   }
 }

@@ -9,7 +9,16 @@ extension UserDefaultsBackend {
   /// Made by the first backend on a domain, and kept while some backend on it lives; the first
   /// backend's `UserDefaults` instance and flush delay are the ones used.
   final class SharedSuite: Sendable {
-    let observers = ObserverRegistry()
+    #if canImport(Darwin)
+      /// The observers; every write made through the library holds their ordering lock, so that
+      /// an update (``UserDefaultsBackend/updateWithoutFileLock(forKey:_:)``) is one step within
+      /// the process: no other write of the suite made through the library comes between its
+      /// read and its write.
+      let observers = ObserverRegistry(serializesWrites: true)
+    #else
+      /// The observers (an update is one step under the suite file's lock, see `SuiteFile`).
+      let observers = ObserverRegistry()
+    #endif
     #if !canImport(Darwin)
       let file: SuiteFile
       /// The backends on the domain, through which changes taken in are published.

@@ -508,7 +508,8 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// Under the suite's file lock: re-reads the file if another process changed it, calls
   /// `transform` with the key's value there (with this process's unsaved changes applied),
   /// stores the result and saves everything. On Apple platforms it reads, transforms and writes
-  /// with no lock between processes.
+  /// with no lock between processes: one step within the process (no write of the suite made
+  /// through the library comes between), but another process's write made in between is lost.
   ///
   /// ```swift
   /// try backend.update(forKey: "launchCount") { .integer(.init(($0?.intValue ?? 0) + 1)) }
