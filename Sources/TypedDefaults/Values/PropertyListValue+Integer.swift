@@ -135,3 +135,22 @@ extension PropertyListValue {
     .integer(Integer(Int64(value)))
   }
 }
+
+extension PropertyListValue.Integer {
+  /// The integer a string holds in decimal, as `Int64(_:radix:)` and `UInt64(_:radix:)` read it
+  /// (an optional sign, then digits only), or `nil` if it holds none in
+  /// `Int64.min ... UInt64.max`.
+  ///
+  /// One function for every integer type's reading of a string: each type then checks that the
+  /// integer fits it, so the binary holds one copy of the parser, not one per type.
+  @usableFromInline @inline(never)
+  init?(decimal text: String) {
+    if let signed = Int64(text, radix: 10) {
+      self.init(signed)
+    } else if let unsigned = UInt64(text, radix: 10) {
+      self.init(unsigned)
+    } else {
+      return nil
+    }
+  }
+}

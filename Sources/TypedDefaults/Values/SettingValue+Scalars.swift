@@ -86,7 +86,9 @@ extension SettingValue where Self: FixedWidthInteger & Codable {
     case .bool(let value):
       self = value ? 1 : 0
     case .string(let value):
-      guard let converted = Self(value, radix: 10) else { return nil }
+      guard let integer = PropertyListValue.Integer(decimal: value),
+        let converted = Self(exactly: integer)
+      else { return nil }
       self = converted
     default:
       return nil
