@@ -9,14 +9,17 @@ extension LayeredPlistStore {
     state.withLock { !$0.unsaved.isEmpty }
   }
 
-  /// Saves `data.plist`, merging with changes other processes saved since this one last read it,
-  /// whether or not this process changed anything.
+  /// Saves this process's changes to `data.plist`, merging with changes other processes saved
+  /// since this one last read it.
   ///
   /// Under an advisory lock shared with other processes: re-reads the file if another process
   /// changed it, applies only this process's changes (values and removals, and next-launch
   /// values), writes the result atomically, and takes in the other processes' values. Reads and
   /// writes may continue on other threads while the file is written; changes made meanwhile stay
   /// unsaved.
+  ///
+  /// A store that opened with no `data.plist` creates its folder (0700, with
+  /// any missing folder above it) at its first save.
   ///
   /// If the file on disk turns out to be corrupt, it is moved aside (see ``recoveredProblems``)
   /// and the save writes this process's values: every value the store has for a file corrupt as
@@ -82,24 +85,34 @@ extension LayeredPlistStore {
   ) throws(SettingsError) {
     // Observers and diagnostics hear of the outcome once the save lock is released: an observer
     // may save, or write to a store that autosaves.
-    let (changed, recoveries) = try persisted.exclusively { () throws(SettingsError) in
-      try saveLocked(updating: update)
+    let ((changed, createdFolder), recoveries) = try persisted.exclusively {
+      () throws(SettingsError) in try saveLocked(updating: update)
     }
     publish(changed)
     for recovery in recoveries { record(recovery) }
+    // The record the store couldn't write as it opened, with no folder yet.
+    if createdFolder { recordLayerFiles() }
   }
 
   /// The save itself, within ``PersistedPropertyListFile/exclusively(_:)``; returns the deliveries
-  /// of the changes of observed keys whose effective value changed, to publish after.
+  /// of the changes of observed keys whose effective value changed, to publish after, and whether
+  /// the save may have created the store's folder.
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
-  ) throws(SettingsError) -> ObserverClaims {
+  ) throws(SettingsError) -> (ObserverClaims, createdFolder: Bool) {
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
-    let pending = state.withLock { state in
-      state.unsaved.pending(contents: state.fileContents(), value: state.fileValue(forKey:))
+    let (pending, isFirstSave) = state.withLock { state in
+      (
+        state.unsaved.pending(contents: state.fileContents(), value: state.fileValue(forKey:)),
+        state.saveCount == 0
+      )
     }
+    // A store that opened with no `data.plist` creates its folder at its first save; a folder
+    // that went away later (an unmounted volume) is not made again.
+    let createsFolder = isFirstSave && !layersLoadedFromDisk.contains(.persistent)
     let outcome = try persisted.saveLocked(
-      pending, format: persistentFormat, isSecret: isDeclaredSecret, updating: update)
+      pending, format: persistentFormat, createsFolder: createsFolder,
+      isSecret: isDeclaredSecret, updating: update)
     let ((), changed) = changingStateUnpublished { state in
       // The updated keys take the saved values, unless this process wrote them again meanwhile.
       for key in state.unsaved.settle(after: outcome, of: pending) {
@@ -108,7 +121,7 @@ extension LayeredPlistStore {
       if let othersContents = outcome.othersContents { state.adopt(othersContents) }
       state.saveCount += 1
     }
-    return changed
+    return (changed, createsFolder)
   }
 
   /// Saves `data.plist` if this process has unsaved changes (see ``save()``).

@@ -151,9 +151,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// ``init(persistentFile:layers:options:)``).
   ///
   /// - Parameters:
-  ///   - persistentFile: The read-write `data.plist`. Its folder must exist for saving to
-  ///     succeed (``StandardLocation`` creates standard folders); the file itself is created by
-  ///     the first save.
+  ///   - persistentFile: The read-write `data.plist`. Neither it nor its folder need exist: the
+  ///     store reads no values then, and its first save creates the folder (readable by its owner
+  ///     only, with any missing folder above it) and the file. A folder that goes away after the
+  ///     file existed is not made again (the save fails).
   ///   - deliveredFile: A read-only property list shipped with a deployment, or `nil` for none.
   ///   - bundledFile: A read-only `Info.plist`, or `nil` for none.
   ///   - options: Format, reading limits, autosave and key normalization.
