@@ -18,7 +18,9 @@ extension LayeredPlistStore {
   /// writes may continue on other threads while the file is written; changes made meanwhile stay
   /// unsaved.
   ///
-  /// A store that opened with no `data.plist` creates its folder (0700, with
+  /// With nothing unsaved (``hasUnsavedChanges`` false) nothing is written: the save is a
+  /// ``reload()``, which takes in other processes' changes, and the file keeps its inode and
+  /// modification time. A store that opened with no `data.plist` creates its folder (0700, with
   /// any missing folder above it) at its first save.
   ///
   /// If the file on disk turns out to be corrupt, it is moved aside (see ``recoveredProblems``)
@@ -31,9 +33,14 @@ extension LayeredPlistStore {
   ///   link, a corrupt file that couldn't be moved aside);
   ///   ``SettingsError/Code/fileTooLarge`` if the file would be larger than the store reads;
   ///   ``SettingsError/Code/fileNotReadable`` if another process left a file that can't be read
-  ///   (permissions). The file is left as it was, and the changes stay in memory with
+  ///   (permissions); with nothing unsaved, what ``reload()`` throws. The file is left as it was, and the changes stay in memory with
   ///   ``hasUnsavedChanges`` true, so a later save can succeed.
   public func save() throws(SettingsError) {
+    // Nothing to write: take in other processes' changes, and leave the file as it is.
+    guard hasUnsavedChanges else {
+      try reload()
+      return
+    }
     try save(updating: { _ in [] })
   }
 
