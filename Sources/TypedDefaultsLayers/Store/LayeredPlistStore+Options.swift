@@ -6,8 +6,10 @@ extension LayeredPlistStore {
   public struct Options: Sendable {
     /// The format `data.plist` is saved in; `nil` (the default) keeps the format the file had
     /// when it was opened, and uses binary for a new (or empty, or OpenStep) file, as Apple
-    /// platforms keep preferences. A file in another format takes this one at the next save
-    /// that writes (one with unsaved changes).
+    /// platforms keep preferences.
+    ///
+    /// A file in another format takes this one at the next save that writes (one with unsaved
+    /// changes).
     ///
     /// Binary is smaller, faster to read and write, and keeps every value exactly (dates, `-0.0`,
     /// control characters); XML is readable and diffable by people and keeps dates to whole
