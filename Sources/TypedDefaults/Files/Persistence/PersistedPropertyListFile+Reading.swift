@@ -158,7 +158,8 @@ extension PersistedPropertyListFile {
         // Never keep what can't be written back: a save would fail on it for ever.
         let saving = Self.savingFormat(option: rules.format, file: readFormat)
         let limit = file.maximumSize
-        for (key, value) in entries {
+        // An empty key another program wrote is kept as it is: only a write refuses one.
+        for (key, value) in entries where !key.isEmpty {
           do {
             entries[key] = try Self.storable(value, forKey: key, format: saving)
           } catch {
