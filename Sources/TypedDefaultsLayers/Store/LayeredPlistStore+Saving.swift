@@ -194,9 +194,11 @@ extension LayeredPlistStore {
     return (entries, decoded.unreadableEntries)
   }
 
-  /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
+  /// Records a corrupt `data.plist` in ``recoveredProblems``, one entry per problem (the file,
+  /// or each entry left out of a partly readable one, not both), and reports it.
   func record(_ recovery: PersistedPropertyListFile.Recovery) {
-    problems.withLock { $0 += [recovery.problem] + recovery.unreadableEntries }
+    let found = recovery.unreadableEntries.isEmpty ? [recovery.problem] : recovery.unreadableEntries
+    problems.withLock { $0 += found }
     recovery.report(backend: name)
   }
 

@@ -337,10 +337,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if options.savesAtExit { saveReportingFailure() }
   }
 
-  /// Problems found in the store's files that it recovered from, oldest first: a corrupt
-  /// `data.plist` moved aside when the store opened, or found by a later save or ``reload()``;
-  /// entries of a delivered or bundled file left out; and a delivered or bundled file opened as
-  /// an empty layer (``Options/opensDespiteUnreadableReadOnlyFiles``).
+  /// Problems found in the store's files that it recovered from, oldest first, one entry per
+  /// problem: a corrupt `data.plist` moved aside when the store opened, or found by a later save
+  /// or ``reload()`` (for a partly readable one, each entry left out, naming its key); entries of
+  /// a delivered or bundled file left out; and a delivered or bundled file opened as an empty
+  /// layer (``Options/opensDespiteUnreadableReadOnlyFiles``).
   public var recoveredProblems: [SettingsError] {
     problems.withLock { $0 }
   }

@@ -330,6 +330,34 @@ import TypedDefaultsTestSupport
     #expect(names.contains { $0.hasPrefix("data.plist.corrupt-") })
   }
 
+  /// `recoveredProblems` listed 3 entries for 2 problems: a partly readable file's summary and
+  /// each of its entries left out. Each problem is one entry.
+  @Test func recoveredProblemsListsEachProblemOnce() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try xmlPropertyList(
+      """
+      <dict><key>good</key><integer>1</integer>\
+      <key>bad</key><integer>one</integer>\
+      <key>worse</key><real>two</real></dict>
+      """
+    ).write(to: file)
+    let delivered = directory.file("JF-info.plist")
+    try xmlPropertyList(
+      "<dict><key>shipped</key><date>never</date><key>fine</key><true/></dict>"
+    ).write(to: delivered)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(
+        persistentFile: file, deliveredFile: delivered, options: .init(savesAtExit: false))
+    }
+    // Two entries of data.plist and one of the delivered file: three problems, three entries.
+    #expect(store.recoveredProblems.map(\.key) == ["bad", "worse", "shipped"])
+    #expect(store.recoveredProblems.map(\.code) == [.corruptFile, .corruptFile, .corruptFile])
+    #expect(diagnostics.count == 2)
+    #expect(store.value(forKey: "good") == 1)
+    #expect(store.value(forKey: "fine") == true)
+  }
+
   @Test func aFileJudgedCorruptWhenAStoreOpensIsParsedOnce() throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
