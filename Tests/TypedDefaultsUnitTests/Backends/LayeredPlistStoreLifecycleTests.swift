@@ -330,8 +330,10 @@ import TypedDefaultsTestSupport
     #expect(names.contains { $0.hasPrefix("data.plist.corrupt-") })
   }
 
-  /// `recoveredProblems` listed 3 entries for 2 problems: a partly readable file's summary and
-  /// each of its entries left out. Each problem is one entry.
+  /// Each problem is one entry of `recoveredProblems`.
+  ///
+  /// It listed 3 entries for 2 problems: a partly readable file's summary and each of its entries
+  /// left out.
   @Test func recoveredProblemsListsEachProblemOnce() throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
