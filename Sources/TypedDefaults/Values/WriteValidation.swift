@@ -29,12 +29,14 @@ enum WriteValidation {
     }
   }
 
-  /// Throws if `value`, stored under `key` in a root dictionary, could not be read back, or `key`
-  /// is empty (see ``check(key:)``).
+  /// Throws if `value`, stored under `key` in a root dictionary, could not be read back, or (when
+  /// `checkingKey`) `key` is empty (see ``check(key:)``).
   ///
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key and the limit.
-  static func check(_ value: PropertyListValue, key: String) throws(SettingsError) {
-    try check(key: key)
+  static func check(
+    _ value: PropertyListValue, key: String, checkingKey: Bool = true
+  ) throws(SettingsError) {
+    if checkingKey { try check(key: key) }
     switch value {
     case .array, .dictionary, .date: break
     default: return  // Other scalars are always readable.

@@ -38,6 +38,8 @@ extension LayeredPlistStore {
   public func save() throws(SettingsError) {
     // Nothing to write: take in other processes' changes, and leave the file as it is.
     guard hasUnsavedChanges else {
+      // Still a save to the guard, which a test that forgot isolation must hear of.
+      try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
       try reload()
       return
     }
