@@ -99,8 +99,10 @@ extension PersistedPropertyListFile {
   }
 
   /// Checks a value can be stored in a file saved as `format`, and returns it as it will be
-  /// stored (XML's rules for an XML file). A write under the empty key is refused; an entry read
-  /// from a file (`isWrite` false) is kept under whatever key it has.
+  /// stored (XML's rules for an XML file).
+  ///
+  /// A write under the empty key is refused; an entry read from a file (`isWrite` false) is kept
+  /// under whatever key it has.
   package static func storable(
     _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format,
     isWrite: Bool = true
