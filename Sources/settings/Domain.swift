@@ -16,7 +16,7 @@ import TypedDefaultsSchema
 ///   holds its `data.plist` or the store's record of its layers (`data.plist.layers`), or else
 ///   the `UserDefaults` suite of that name, if its file (or the schema an app wrote beside it)
 ///   exists, or else that folder if it
-///   exists (an app opened its store there and hasn't saved yet). Both a store and a suite is
+///   exists (with no store file yet). Both a store and a suite is
 ///   an error listing them; neither is a domain that doesn't exist, which a write can't create
 ///   without `--store layered` or `--store defaults` saying which. ``StoreChoice`` settles
 ///   either case.
@@ -335,8 +335,8 @@ struct Domain {
     case (false, true):
       return .suite(name)
     case (false, false):
-      // The app's data folder, made by `StandardLocation.data.directory(for:)` as the app opened
-      // its store there, which hasn't saved yet (and has no read-only file to record).
+      // The app's data folder with no store file (made by this tool's `--store layered`, or left
+      // empty), which counts as the app's store.
       var isDirectory: ObjCBool = false
       if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory),
         isDirectory.boolValue

@@ -88,6 +88,14 @@ extension Domain {
     switch kind {
     case .file(let url):
       try Self.checkNoKeyedArchiverUIDs(url)
+      // A file named by a path goes in a folder that exists: a store would create a missing one
+      // at its first save, which for a mistyped path is never wanted.
+      let folder = url.deletingLastPathComponent()
+      if !FileManager.default.fileExists(atPath: folder.path) {
+        throw Failure(
+          SettingsError(
+            .fileNotWritable, path: url.path, reason: "The folder '\(folder.path)' does not exist"))
+      }
       return StoreDomain(
         store: try Self.openStore(persistent: url, layers: [.runtime, .persistent]), files: nil)
     case .layered(let files):
@@ -111,7 +119,7 @@ extension Domain {
   }
 
   /// Creates the folder of a layered store named by an app's identifier (`--store layered`), as
-  /// the app's `StandardLocation.data.directory(for:)` would: readable by its owner only.
+  /// the app's store does at its first save: readable by its owner only.
   ///
   /// A folder named by a path must exist already.
   private static func createStoreFolder(_ folder: URL) throws(Failure) {
@@ -120,7 +128,9 @@ extension Domain {
         == layeredStoresDirectory.standardizedFileURL.path
     else { return }
     _ = try Failure.fromLibrary { () throws(SettingsError) in
-      try StandardLocation.data.directory(for: folder.lastPathComponent)
+      let found = try StandardLocation.data.directory(for: folder.lastPathComponent)
+      // As the app's store does at its first save.
+      try AtomicFile.createMissingFolder(of: found.appendingPathComponent("data.plist"))
     }
   }
 

@@ -222,7 +222,8 @@ struct FixtureTests {
       if case .success(let contents?) = read, case .dictionary(let entries) = contents.root {
         let saving = PersistedPropertyListFile.savingFormat(option: nil, file: contents.format)
         let expected = try entries.mapValues { value in
-          try PersistedPropertyListFile.storable(value, forKey: "", format: saving)
+          try PersistedPropertyListFile.storable(
+            value, forKey: "", format: saving, isWrite: false)
         }
         #expect(store.dictionaryRepresentation(of: .persistent) == expected, "\(name)")
       } else {

@@ -203,10 +203,14 @@ import TypedDefaultsTestSupport
         + "(an 8-byte header and a 32-byte trailer)")
   }
 
-  @Test func aSaveIntoAMissingFolderSaysTheFolderIsMissing() throws {
+  /// The first save creates a missing folder; one that went away after it says so.
+  @Test func aSaveIntoAFolderThatWentAwaySaysTheFolderIsMissing() throws {
     let directory = try TemporaryDirectory()
     let store = try LayeredPlistStore(persistentFile: directory.file("nope/data.plist"))
     try store.setValue(1, forKey: "a")
+    try store.save()
+    try FileManager.default.removeItem(at: directory.file("nope"))
+    try store.setValue(2, forKey: "a")
     let error = #expect(throws: SettingsError.self) { try store.save() }
     #expect(error?.reason == "The folder '\(directory.file("nope").path)' does not exist")
   }

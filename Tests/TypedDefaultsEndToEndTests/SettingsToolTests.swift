@@ -1073,9 +1073,13 @@ import TypedDefaultsTestSupport
   /// Opens the store an app opens at launch, as the README shows: `data.plist` in
   /// `StandardLocation.data`'s folder for the identifier (the tool's `XDG_DATA_HOME`), with a
   /// delivered and a bundled file elsewhere.
+  ///
+  /// The folder exists (an earlier run saved, which creates it), so the store records its layers
+  /// there as it opens.
   func openAppStore(_ identifier: String) throws -> LayeredPlistStore {
     let folder = try StandardLocation.data.directory(
       for: identifier, environment: ["XDG_DATA_HOME": dataHome.path])
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let delivered = directory.file("etc/JF-info.plist")
     let bundled = directory.file("opt/Info.plist")
     for file in [delivered, bundled] {

@@ -107,8 +107,10 @@ public final class ScopedBackend: SettingsBackend {
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: A key of the view.
   /// - Throws: What the base's ``SettingsBackend/setValue(_:forKey:)`` throws, naming the key
-  ///   as the view spells it (without the prefix).
+  ///   as the view spells it (without the prefix); ``SettingsError/Code/valueNotRepresentable``
+  ///   for the empty key, which every backend refuses (it would be the prefix in the base).
   public func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError) {
+    if value != nil { try WriteValidation.check(key: key) }
     do {
       try writingBase(CollectionOfOne(prefix + key)) { () throws(SettingsError) in
         try base.setValue(value, forKey: prefix + key)
@@ -130,8 +132,9 @@ public final class ScopedBackend: SettingsBackend {
   ///
   /// - Parameter values: Keys of the view and their values.
   /// - Throws: What the base's ``SettingsBackend/setValues(_:)`` throws, naming the key as the
-  ///   view spells it.
+  ///   view spells it; ``SettingsError/Code/valueNotRepresentable`` for the empty key.
   public func setValues(_ values: [String: PropertyListValue]) throws(SettingsError) {
+    for key in values.keys { try WriteValidation.check(key: key) }
     var prefixed: [String: PropertyListValue] = [:]
     prefixed.reserveCapacity(values.count)
     for (key, value) in values { prefixed[prefix + key] = value }

@@ -95,8 +95,9 @@ public protocol SettingsBackend: AnyObject, Sendable {
   ///   - value: The value to store, or `nil` to remove the key.
   ///   - key: The key to write.
   /// - Throws: ``SettingsError`` if the backend can't store the value exactly
-  ///   (``SettingsError/Code/valueNotRepresentable``) or can't write at all
-  ///   (``SettingsError/Code/readOnlyLayer``). A write that throws changes nothing.
+  ///   (``SettingsError/Code/valueNotRepresentable``; the library's backends refuse the empty key
+  ///   so) or can't write at all (``SettingsError/Code/readOnlyLayer``). A write that throws
+  ///   changes nothing.
   func setValue(_ value: PropertyListValue?, forKey key: String) throws(SettingsError)
 
   /// Removes a key, so ``value(forKey:)`` returns `nil` for it (or a value from a source the

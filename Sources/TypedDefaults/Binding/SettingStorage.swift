@@ -246,18 +246,16 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       return nil
     }
     let help = annotations.help.map { " (\($0))" } ?? ""
-    // A secret's allowed values are never listed.
-    if isSecret, annotations.allowedValues != nil {
-      return SettingsError(
-        .valueNotAllowed, key: key,
-        reason: "The secret value is not an allowed value of '\(key)'" + help
-          + annotations.declaredAt)
-    }
-    let shown = isSecret ? "The secret value" : "\(stored)"
+    // The tool's wording (one function); a secret's value and allowed values are never shown.
+    // The typed check can refuse what the stored form's doesn't (a `Float` near a bound).
+    let reason =
+      SettingSchema.constraintProblem(
+        with: stored, allowedValues: annotations.allowedValues, minimum: annotations.minimum,
+        maximum: annotations.maximum, isSecret: isSecret)
+      ?? "\(isSecret ? "the secret value" : ValueDescription.of(stored)) is not "
+      + annotations.constraintDescription(isSecret: isSecret)
     return SettingsError(
-      .valueNotAllowed, key: key,
-      reason: "\(shown) is not allowed: '\(key)' accepts "
-        + annotations.constraintDescription(isSecret: isSecret) + help + annotations.declaredAt)
+      .valueNotAllowed, key: key, reason: reason + help + annotations.declaredAt)
   }
 
   /// `value` as the backend stores it (`nil` for an `Optional`'s `nil`: the key is removed),

@@ -244,6 +244,26 @@ public struct SettingSchema: Sendable, Hashable {
       return isSecret
         ? "the secret value can't be stored as \(typeName)" : "\(problem) (\(typeName))"
     }
+    return Self.constraintProblem(
+      with: value, allowedValues: allowedValues, minimum: minimum, maximum: maximum,
+      isSecret: isSecret)
+  }
+
+  /// Why `value` is not one of `allowedValues` or is outside `minimum` … `maximum`, or `nil`: the
+  /// one wording of a refused value, for ``problem(with:)`` (the `settings` tool's writes) and a
+  /// setting's own refused write (`1.5 is greater than the maximum, 1.0`).
+  ///
+  /// - Parameters:
+  ///   - value: The value, as it would be stored.
+  ///   - allowedValues: The only values accepted, if only some are.
+  ///   - minimum: The smallest value accepted, if bounded below.
+  ///   - maximum: The largest value accepted, if bounded above.
+  ///   - isSecret: Whether neither the value nor the allowed values may be shown.
+  /// - Returns: A one-line reason, or `nil`.
+  static func constraintProblem(
+    with value: PropertyListValue, allowedValues: [PropertyListValue]?,
+    minimum: PropertyListValue?, maximum: PropertyListValue?, isSecret: Bool
+  ) -> String? {
     let shown = isSecret ? "the secret value" : ValueDescription.of(value)
     if let allowedValues, !allowedValues.contains(value) {
       if isSecret { return "the secret value is not an allowed value" }
@@ -252,7 +272,7 @@ public struct SettingSchema: Sendable, Hashable {
     }
     if minimum != nil || maximum != nil, case .real(let real) = value, real.isNaN {
       return "\(isSecret ? shown : "nan") is not a number, so it is outside the range "
-        + "(\(rangeDescription ?? ""))"
+        + "(\(rangeDescription(minimum: minimum, maximum: maximum) ?? ""))"
     }
     if let minimum, let order = SettingSchema.order(value, minimum), order < 0 {
       return "\(shown) is less than the minimum, \(ValueDescription.of(minimum))"

@@ -194,11 +194,12 @@ enum SettingsValidation {
     return descriptor.isSecret ? "the secret default is not allowed" : problem
   }
 
-  /// Why `backend` can't store `key`, or `nil` if it can: no backend stores an empty key, and a
-  /// backend whose storage refuses some keys says which (``RestrictsKeys``).
+  /// Why `backend` can't store `key`, or `nil` if it can: no backend stores an empty key (the
+  /// writes' own check, ``WriteValidation/check(key:)``), and a backend whose storage refuses
+  /// some keys says which (``RestrictsKeys``).
   static func problem(storing key: String, in backend: any SettingsBackend) -> String? {
-    if key.isEmpty { return "a key can't be empty" }
     do {
+      try WriteValidation.check(key: key)
       try (backend as? any RestrictsKeys)?.checkStorable(key: key)
     } catch {
       return error.reason

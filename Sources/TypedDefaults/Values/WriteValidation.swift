@@ -29,10 +29,14 @@ enum WriteValidation {
     }
   }
 
-  /// Throws if `value`, stored under `key` in a root dictionary, could not be read back.
+  /// Throws if `value`, stored under `key` in a root dictionary, could not be read back, or (when
+  /// `checkingKey`) `key` is empty (see ``check(key:)``).
   ///
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key and the limit.
-  static func check(_ value: PropertyListValue, key: String) throws(SettingsError) {
+  static func check(
+    _ value: PropertyListValue, key: String, checkingKey: Bool = true
+  ) throws(SettingsError) {
+    if checkingKey { try check(key: key) }
     switch value {
     case .array, .dictionary, .date: break
     default: return  // Other scalars are always readable.
@@ -41,6 +45,16 @@ enum WriteValidation {
     if let problem = problem(in: value, depth: 1, count: &count) {
       throw SettingsError(.valueNotRepresentable, key: key, reason: problem.reason)
     }
+  }
+
+  /// Throws for the empty key, which every backend refuses: UserDefaults stores it (on Linux, and
+  /// written to the suite's file), but no setting can be declared under it, no tool names it,
+  /// and a model's check reports it as a key no backend stores.
+  ///
+  /// - Throws: ``SettingsError/Code/valueNotRepresentable`` naming the key.
+  static func check(key: String) throws(SettingsError) {
+    guard key.isEmpty else { return }
+    throw SettingsError(.valueNotRepresentable, key: key, reason: "A key can't be empty")
   }
 
   /// The reason a whole file's root could not be read back, or `nil` if it can.

@@ -57,7 +57,8 @@ extension LayeredPlistStore {
   /// store's folder (the `settings` tool) reads the layers the app reads.
   ///
   /// A store whose ``Options/recordsLayerFiles`` is on (the default) and that has a layer whose
-  /// source can be recorded (``LayerSource/recordedSource``) writes the record as it opens: an
+  /// source can be recorded (``LayerSource/recordedSource``) writes the record as it opens (if
+  /// its folder exists; else at the first save, which creates the folder): an
   /// XML property list, `layers` mapped to an array holding, for each layer highest first, a
   /// dictionary of its `name` and, for a recorded source, its `source`. A record in the earlier
   /// format, `delivered` and `bundled` mapped to absolute paths, reads as the four layers the

@@ -8,6 +8,9 @@ extension LayeredPlistStore {
     /// when it was opened, and uses binary for a new (or empty, or OpenStep) file, as Apple
     /// platforms keep preferences.
     ///
+    /// A file in another format takes this one at the next save that writes (one with unsaved
+    /// changes).
+    ///
     /// Binary is smaller, faster to read and write, and keeps every value exactly (dates, `-0.0`,
     /// control characters); XML is readable and diffable by people and keeps dates to whole
     /// seconds. See
@@ -56,8 +59,8 @@ extension LayeredPlistStore {
     /// `data.plist`, so a tool opening its folder (the `settings` tool, by the app's identifier or
     /// the folder's path) sees the layers the app sees: `true` by default.
     ///
-    /// The record is written as the store opens, only if a layer's source can be recorded and the
-    /// record differs; see ``LayeredPlistStore/recordedLayers(ofPersistentFile:)``.
+    /// The record is written as the store opens (or, with no folder yet, at the first save, which
+    /// creates it), only if a layer's source can be recorded and the record differs; see ``LayeredPlistStore/recordedLayers(ofPersistentFile:)``.
     public var recordsLayerFiles: Bool
     /// What a delivered or bundled file that can't be read (corrupt, truncated, too large, not a
     /// dictionary, not readable by this user) does as the store opens.

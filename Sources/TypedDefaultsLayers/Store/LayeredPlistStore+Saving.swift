@@ -9,14 +9,19 @@ extension LayeredPlistStore {
     state.withLock { !$0.unsaved.isEmpty }
   }
 
-  /// Saves `data.plist`, merging with changes other processes saved since this one last read it,
-  /// whether or not this process changed anything.
+  /// Saves this process's changes to `data.plist`, merging with changes other processes saved
+  /// since this one last read it.
   ///
   /// Under an advisory lock shared with other processes: re-reads the file if another process
   /// changed it, applies only this process's changes (values and removals, and next-launch
   /// values), writes the result atomically, and takes in the other processes' values. Reads and
   /// writes may continue on other threads while the file is written; changes made meanwhile stay
   /// unsaved.
+  ///
+  /// With nothing unsaved (``hasUnsavedChanges`` false) nothing is written: the save is a
+  /// ``reload()``, which takes in other processes' changes, and the file keeps its inode and
+  /// modification time. A store that opened with no `data.plist` creates its folder (0700, with
+  /// any missing folder above it) at its first save.
   ///
   /// If the file on disk turns out to be corrupt, it is moved aside (see ``recoveredProblems``)
   /// and the save writes this process's values: every value the store has for a file corrupt as
@@ -28,9 +33,16 @@ extension LayeredPlistStore {
   ///   link, a corrupt file that couldn't be moved aside);
   ///   ``SettingsError/Code/fileTooLarge`` if the file would be larger than the store reads;
   ///   ``SettingsError/Code/fileNotReadable`` if another process left a file that can't be read
-  ///   (permissions). The file is left as it was, and the changes stay in memory with
+  ///   (permissions); with nothing unsaved, what ``reload()`` throws. The file is left as it was, and the changes stay in memory with
   ///   ``hasUnsavedChanges`` true, so a later save can succeed.
   public func save() throws(SettingsError) {
+    // Nothing to write: take in other processes' changes, and leave the file as it is.
+    guard hasUnsavedChanges else {
+      // Still a save to the guard, which a test that forgot isolation must hear of.
+      try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
+      try reload()
+      return
+    }
     try save(updating: { _ in [] })
   }
 
@@ -88,24 +100,34 @@ extension LayeredPlistStore {
   ) throws(SettingsError) {
     // Observers and diagnostics hear of the outcome once the save lock is released: an observer
     // may save, or write to a store that autosaves.
-    let (changed, recoveries) = try persisted.exclusively { () throws(SettingsError) in
-      try saveLocked(updating: update)
+    let ((changed, createdFolder), recoveries) = try persisted.exclusively {
+      () throws(SettingsError) in try saveLocked(updating: update)
     }
     publish(changed)
     for recovery in recoveries { record(recovery) }
+    // The record the store couldn't write as it opened, with no folder yet.
+    if createdFolder { recordLayerFiles() }
   }
 
   /// The save itself, within ``PersistedPropertyListFile/exclusively(_:)``; returns the deliveries
-  /// of the changes of observed keys whose effective value changed, to publish after.
+  /// of the changes of observed keys whose effective value changed, to publish after, and whether
+  /// the save may have created the store's folder.
   private func saveLocked(
     updating update: (inout [String: PropertyListValue]) throws(SettingsError) -> [String]
-  ) throws(SettingsError) -> ObserverClaims {
+  ) throws(SettingsError) -> (ObserverClaims, createdFolder: Bool) {
     try RealStoreGuard.check(writingTo: persistentFile.url, of: name)
-    let pending = state.withLock { state in
-      state.unsaved.pending(contents: state.fileContents(), value: state.fileValue(forKey:))
+    let (pending, isFirstSave) = state.withLock { state in
+      (
+        state.unsaved.pending(contents: state.fileContents(), value: state.fileValue(forKey:)),
+        state.saveCount == 0
+      )
     }
+    // A store that opened with no `data.plist` creates its folder at its first save; a folder
+    // that went away later (an unmounted volume) is not made again.
+    let createsFolder = isFirstSave && !layersLoadedFromDisk.contains(.persistent)
     let outcome = try persisted.saveLocked(
-      pending, format: persistentFormat, isSecret: isDeclaredSecret, updating: update)
+      pending, format: persistentFormat, createsFolder: createsFolder,
+      isSecret: isDeclaredSecret, updating: update)
     let ((), changed) = changingStateUnpublished { state in
       // The updated keys take the saved values, unless this process wrote them again meanwhile.
       for key in state.unsaved.settle(after: outcome, of: pending) {
@@ -114,7 +136,7 @@ extension LayeredPlistStore {
       if let othersContents = outcome.othersContents { state.adopt(othersContents) }
       state.saveCount += 1
     }
-    return changed
+    return (changed, createsFolder)
   }
 
   /// Saves `data.plist` if this process has unsaved changes (see ``save()``).
@@ -180,9 +202,11 @@ extension LayeredPlistStore {
     return (entries, decoded.unreadableEntries)
   }
 
-  /// Records a corrupt `data.plist` in ``recoveredProblems`` and reports it.
+  /// Records a corrupt `data.plist` in ``recoveredProblems``, one entry per problem (the file,
+  /// or each entry left out of a partly readable one, not both), and reports it.
   func record(_ recovery: PersistedPropertyListFile.Recovery) {
-    problems.withLock { $0 += [recovery.problem] + recovery.unreadableEntries }
+    let found = recovery.unreadableEntries.isEmpty ? [recovery.problem] : recovery.unreadableEntries
+    problems.withLock { $0 += found }
     recovery.report(backend: name)
   }
 

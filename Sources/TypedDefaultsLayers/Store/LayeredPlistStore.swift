@@ -151,9 +151,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
   /// ``init(persistentFile:layers:options:)``).
   ///
   /// - Parameters:
-  ///   - persistentFile: The read-write `data.plist`. Its folder must exist for saving to
-  ///     succeed (``StandardLocation`` creates standard folders); the file itself is created by
-  ///     the first save.
+  ///   - persistentFile: The read-write `data.plist`. Neither it nor its folder need exist: the
+  ///     store reads no values then, and its first save creates the folder (readable by its owner
+  ///     only, with any missing folder above it) and the file. A folder that goes away after the
+  ///     file existed is not made again (the save fails).
   ///   - deliveredFile: A read-only property list shipped with a deployment, or `nil` for none.
   ///   - bundledFile: A read-only `Info.plist`, or `nil` for none.
   ///   - options: Format, reading limits, autosave and key normalization.
@@ -336,10 +337,11 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
     if options.savesAtExit { saveReportingFailure() }
   }
 
-  /// Problems found in the store's files that it recovered from, oldest first: a corrupt
-  /// `data.plist` moved aside when the store opened, or found by a later save or ``reload()``;
-  /// entries of a delivered or bundled file left out; and a delivered or bundled file opened as
-  /// an empty layer (``Options/opensDespiteUnreadableReadOnlyFiles``).
+  /// Problems found in the store's files that it recovered from, oldest first, one entry per
+  /// problem: a corrupt `data.plist` moved aside when the store opened, or found by a later save
+  /// or ``reload()`` (for a partly readable one, each entry left out, naming its key); entries of
+  /// a delivered or bundled file left out; and a delivered or bundled file opened as an empty
+  /// layer (``Options/opensDespiteUnreadableReadOnlyFiles``).
   public var recoveredProblems: [SettingsError] {
     problems.withLock { $0 }
   }

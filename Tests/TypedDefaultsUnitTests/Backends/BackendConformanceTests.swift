@@ -38,6 +38,29 @@ import TypedDefaultsTesting
     }
   }
 
+  /// The empty key was reported "can't store" by a model's check, yet stored and saved: every
+  /// backend refuses it with a typed error and stores nothing (UserDefaults itself stores it).
+  @Test(arguments: BackendFactory.allWithScopedViews)
+  func theEmptyKeyIsRefusedAndNothingIsStored(_ factory: BackendFactory) async throws {
+    try await factory.withInstance { instance in
+      let backend = instance.backend
+      try backend.setValue(1, forKey: "kept")
+      let before = backend.dictionaryRepresentation()
+      let single = #expect(throws: SettingsError.self) { try backend.setValue(2, forKey: "") }
+      #expect(single?.code == .valueNotRepresentable)
+      #expect(single?.description == "Cannot store the value for '': A key can't be empty")
+      let batch = #expect(throws: SettingsError.self) {
+        try backend.setValues(["": 2, "also": 3])
+      }
+      #expect(batch?.description == "Cannot store the value for '': A key can't be empty")
+      #expect(backend.value(forKey: "") == nil)
+      #expect(backend.dictionaryRepresentation() == before)
+      let reloaded = try instance.reload()
+      #expect(reloaded.value(forKey: "") == nil)
+      #expect(reloaded.dictionaryRepresentation() == before)
+    }
+  }
+
   // MARK: - Durability: what the next launch reads
 
   @Test(arguments: BackendFactory.allWithScopedViews)

@@ -330,6 +330,36 @@ import TypedDefaultsTestSupport
     #expect(names.contains { $0.hasPrefix("data.plist.corrupt-") })
   }
 
+  /// Each problem is one entry of `recoveredProblems`.
+  ///
+  /// It listed 3 entries for 2 problems: a partly readable file's summary and each of its entries
+  /// left out.
+  @Test func recoveredProblemsListsEachProblemOnce() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.file("data.plist")
+    try xmlPropertyList(
+      """
+      <dict><key>good</key><integer>1</integer>\
+      <key>bad</key><integer>one</integer>\
+      <key>worse</key><real>two</real></dict>
+      """
+    ).write(to: file)
+    let delivered = directory.file("JF-info.plist")
+    try xmlPropertyList(
+      "<dict><key>shipped</key><date>never</date><key>fine</key><true/></dict>"
+    ).write(to: delivered)
+    let (store, diagnostics) = try collectingDiagnostics {
+      try LayeredPlistStore(
+        persistentFile: file, deliveredFile: delivered, options: .init(savesAtExit: false))
+    }
+    // Two entries of data.plist and one of the delivered file: three problems, three entries.
+    #expect(store.recoveredProblems.map(\.key) == ["bad", "worse", "shipped"])
+    #expect(store.recoveredProblems.map(\.code) == [.corruptFile, .corruptFile, .corruptFile])
+    #expect(diagnostics.count == 2)
+    #expect(store.value(forKey: "good") == 1)
+    #expect(store.value(forKey: "fine") == true)
+  }
+
   @Test func aFileJudgedCorruptWhenAStoreOpensIsParsedOnce() throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
@@ -698,14 +728,12 @@ import TypedDefaultsTestSupport
 
     let directory = try TemporaryDirectory()
     let xdg = ["XDG_DATA_HOME": directory.url.path, "HOME": directory.url.path]
-    let created = try StandardLocation.data.directory(for: "com.example.player", environment: xdg)
+    let found = try StandardLocation.data.directory(for: "com.example.player", environment: xdg)
     #if !canImport(Darwin)
-      #expect(created.path == directory.file("com.example.player").path)
-      #expect(try permissions(created) == 0o700)
+      #expect(found.path == directory.file("com.example.player").path)
     #endif
-    var isDirectory: ObjCBool = false
-    #expect(FileManager.default.fileExists(atPath: created.path, isDirectory: &isDirectory))
-    #expect(isDirectory.boolValue)
+    // Found, not created: the store's first save creates it (StandardLocationTests).
+    #expect(!FileManager.default.fileExists(atPath: found.path))
   }
 
   @Test func anUnusableStandardFolderIsAnErrorNamingIt() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TypedDefaultsLayers
+@_spi(Testing) import TypedDefaultsLayers
 import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
@@ -123,6 +123,31 @@ private struct VolumeSettings: SettingsGroup {
     #expect(!reopened.hasUnsavedChanges)
   }
 
+  /// A save with nothing unsaved rewrote the whole file (2.5 s for 16 MB, a new inode): it now
+  /// writes nothing, and takes in what another process saved, as ``LayeredPlistStore/reload()``.
+  @Test func aSaveWithNothingUnsavedLeavesTheFileAsItIs() throws {
+    let fixture = try StoreFixture()
+    let store = try fixture.open()
+    try store.save()
+    #expect(!FileManager.default.fileExists(atPath: fixture.persistent.path))
+    try store.setValue(0.5, forKey: "volume")
+    try store.save()
+    let saved = try #require(POSIX.identity(ofFileAt: fixture.persistent.path))
+
+    try store.save()
+    // Same inode, size, modification and status change times: not written.
+    #expect(POSIX.identity(ofFileAt: fixture.persistent.path) == saved)
+    #expect(store.saveCount == 1)
+
+    let other = try fixture.open()
+    try other.setValue(0.75, forKey: "volume")
+    try other.save()
+    let othersSave = try #require(POSIX.identity(ofFileAt: fixture.persistent.path))
+    try store.save()
+    #expect(store.value(forKey: "volume") == .real(0.75))
+    #expect(POSIX.identity(ofFileAt: fixture.persistent.path) == othersSave)
+  }
+
   @Test func saveIfNeededWritesOnlyWhenThePersistentLayerChanged() throws {
     let fixture = try StoreFixture()
     let store = try fixture.open()
@@ -145,6 +170,8 @@ private struct VolumeSettings: SettingsGroup {
     let file = folder.appendingPathComponent("data.plist")
     let store = try LayeredPlistStore(persistentFile: file)
     try store.setValue("kept", forKey: "a")
+    // A file where the folder goes: the first save, which creates a missing folder, can't.
+    try Data().write(to: folder)
 
     let error = #expect(throws: SettingsError.self) { try store.save() }
     #expect(error?.code == .fileNotWritable)
@@ -154,7 +181,7 @@ private struct VolumeSettings: SettingsGroup {
     #expect(store.hasUnsavedChanges)
     #expect(store.value(forKey: "a") == "kept")
 
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.removeItem(at: folder)
     #expect(try store.saveIfNeeded() == true)
     #expect(try PropertyListFile(url: file).readDictionary() == ["a": "kept"])
   }
@@ -174,6 +201,10 @@ private struct VolumeSettings: SettingsGroup {
     let fixture = try StoreFixture()
     try fixture.write(["a": 1], to: fixture.persistent, format: .xml)
     let store = try fixture.open(options: .init(format: .binary))
+    // At the next write: a save with nothing unsaved writes nothing.
+    try store.save()
+    #expect(try PropertyListFile(url: fixture.persistent).read()?.format == .xml)
+    try store.setValue(2, forKey: "b")
     try store.save()
     #expect(try PropertyListFile(url: fixture.persistent).read()?.format == .binary)
   }

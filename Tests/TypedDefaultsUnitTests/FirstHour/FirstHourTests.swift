@@ -129,19 +129,24 @@ private final class Collected: Sendable {
 
   // MARK: - The settings tool and an app's store
 
-  /// The app ran and opened its store in `StandardLocation.data` for its identifier (the
-  /// folder exists), but has saved nothing yet, and has no read-only layers (so no
-  /// `data.plist.layers`): the README's `settings write <identifier> …` should reach that store.
-  @Test func theToolWritesByBareNameToTheStoreAnAppOpenedButHasNotSavedYet() throws {
+  /// The app ran and opened its store in `StandardLocation.data` for its identifier, but has
+  /// saved nothing yet (so its folder doesn't exist: the first save creates it), and has no
+  /// read-only layers: the bare name names no store yet, and `--store layered` reaches the store
+  /// the app reads.
+  @Test func theToolWritesWithStoreLayeredToTheStoreAnAppOpenedButHasNotSavedYet() throws {
     let place = try FreshHome()
     let app = try place.probe(["first-hour", "app", "com.example.podcast", "get", "speed"])
     #expect(app.status == 0, "\(app.standardError)")
     #expect(app.standardOutput == "nil\n")
     let folder = place.home.file("data/com.example.podcast")
-    #expect(FileManager.default.fileExists(atPath: folder.path))
+    #expect(!FileManager.default.fileExists(atPath: folder.path))
 
-    // The app's data folder, with no data.plist or record yet, names its store.
-    let write = try place.settings(["write", "com.example.podcast", "speed", "-float", "3"])
+    let bare = try place.settings(["write", "com.example.podcast", "speed", "-float", "3"])
+    #expect(bare.status == 64)
+    #expect(bare.standardError.contains("com.example.podcast names no store yet"))
+    let write = try place.settings([
+      "write", "--store", "layered", "com.example.podcast", "speed", "-float", "3",
+    ])
     #expect(write.status == 0, "\(write.standardError)")
     let reread = try place.probe(["first-hour", "app", "com.example.podcast", "get", "speed"])
     #expect(reread.standardOutput == "3.0\n")

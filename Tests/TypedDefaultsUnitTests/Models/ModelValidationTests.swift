@@ -57,7 +57,7 @@ private struct AnotherSDKSettings: SettingsGroup {
       #expect(
         diagnostics.first?.message
           == "EmptyKeySettings.unnamed (Int) is stored under the key '', which InMemoryBackend "
-          + "can't store: a key can't be empty")
+          + "can't store: A key can't be empty")
     }
 
     @Test func aKeyAnXMLStoreCantHoldIsReportedForThatStoreOnly() throws {
@@ -129,11 +129,10 @@ private struct AnotherSDKSettings: SettingsGroup {
   @Test func aWrongTypedValueInAFileReadsAsThePrefixedSettingsDefault() throws {
     let directory = try TemporaryDirectory()
     let file = directory.file("data.plist")
-    let writer = try LayeredPlistStore(persistentFile: file)
-    try writer.setValues([
+    // Written by another program: the library refuses to store the empty key, but reads it.
+    try PropertyListFile(url: file).write([
       "com.example.sdk.volume": ["not", "a", "number"], "": "empty key",
     ])
-    try writer.save()
     let store = try LayeredPlistStore(persistentFile: file)
     let (settings, diagnostics) = collectingDiagnostics {
       let settings = SDKOneSettings(backend: store)
@@ -143,5 +142,9 @@ private struct AnotherSDKSettings: SettingsGroup {
     #expect(settings.volume == 0.5)
     #expect(diagnostics.contains { $0.kind == .typeMismatch })
     #expect(store.scoped(to: "").value(forKey: "") == "empty key")
+    // Kept by a save, as another program's entry.
+    try store.setValue(1, forKey: "written")
+    try store.save()
+    #expect(try PropertyListFile(url: file).readDictionary()?[""] == "empty key")
   }
 }

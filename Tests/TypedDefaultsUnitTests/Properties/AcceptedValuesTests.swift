@@ -57,7 +57,7 @@ private struct ClampedSettings: SettingsGroup {
         #expect(error.key == "volume")
         #expect(
           error.description
-            == "Cannot write 'volume': 1.5 is not allowed: 'volume' accepts in 0.0...1.0 "
+            == "Cannot write 'volume': 1.5 is greater than the maximum, 1.0 "
             + "(Playback volume, 0 to 1.) (declared at \(playbackFile):15)")
       }
       let (_, diagnostics) = collectingDiagnostics { settings.volume = -0.1 }
@@ -123,6 +123,29 @@ private struct ClampedSettings: SettingsGroup {
     #expect(settings.retries == Int.max && settings.delay == 60 && settings.language == "fr")
   }
 
+  /// The library said "1.5 is not allowed: 'volume' accepts in 0.0...1.0" where the `settings`
+  /// tool said "1.5 is greater than the maximum, 1.0": one function words both now (the tool's
+  /// side is pinned in SettingsToolSchemaTests).
+  @Test func aRefusedWriteIsWordedAsTheToolWordsIt() throws {
+    let settings = PlaybackSettings(backend: InMemoryBackend())
+    let refusals: [(key: String, stored: PropertyListValue, error: SettingsError?)] = [
+      ("volume", 1.5, #expect(throws: SettingsError.self) { try settings.$volume.set(1.5) }),
+      ("retries", -1, #expect(throws: SettingsError.self) { try settings.$retries.set(-1) }),
+      ("language", "de", #expect(throws: SettingsError.self) { try settings.$language.set("de") }),
+    ]
+    for (key, stored, error) in refusals {
+      let schema = try #require(settings.schema[key])
+      let help = schema.help.map { " (\($0))" } ?? ""
+      #expect(error?.reason == (schema.problem(with: stored) ?? "accepted") + help)
+    }
+    #expect(
+      refusals.map { $0.error?.reason } == [
+        "1.5 is greater than the maximum, 1.0 (Playback volume, 0 to 1.)",
+        "-1 is less than the minimum, 0 (Retries before giving up.)",
+        "de is not one of the allowed values (en, fr) (The language.)",
+      ])
+  }
+
   @Test func aSecretsRefusedValueIsNotInTheError() throws {
     let settings = PlaybackSettings(backend: InMemoryBackend())
     do throws(SettingsError) {
@@ -131,7 +154,7 @@ private struct ClampedSettings: SettingsGroup {
     } catch {
       #expect(
         error.description
-          == "Cannot write 'pin': The secret value is not allowed: 'pin' accepts in 1000...9999 "
+          == "Cannot write 'pin': the secret value is less than the minimum, 1000 "
           + "(declared at \(playbackFile):20)")
     }
     let backend = InMemoryBackend()
@@ -150,7 +173,7 @@ private struct ClampedSettings: SettingsGroup {
     let refusal = #expect(throws: SettingsError.self) { try settings.$code.set("charlie-3") }
     #expect(
       refusal?.description
-        == "Cannot write 'code': The secret value is not an allowed value of 'code' "
+        == "Cannot write 'code': the secret value is not an allowed value "
         + "(declared at \(playbackFile):28)")
     try backend.setValue("charlie-3", forKey: "code")
     let (code, diagnostics) = collectingDiagnostics { settings.code }

@@ -100,10 +100,15 @@ extension PersistedPropertyListFile {
 
   /// Checks a value can be stored in a file saved as `format`, and returns it as it will be
   /// stored (XML's rules for an XML file).
+  ///
+  /// A write under the empty key is refused; an entry read from a file (`isWrite` false) is kept
+  /// under whatever key it has.
   package static func storable(
-    _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format
+    _ value: PropertyListValue, forKey key: String, format: PropertyListFile.Format,
+    isWrite: Bool = true
   ) throws(SettingsError) -> PropertyListValue {
-    try WriteValidation.check(value, key: key)
+    if isWrite { try WriteValidation.check(key: key) }
+    try WriteValidation.check(value, key: key, checkingKey: false)
     return format == .xml ? try XMLPropertyListRules.normalized(value, key: key) : value
   }
 
@@ -160,7 +165,8 @@ extension PersistedPropertyListFile {
         let limit = file.maximumSize
         for (key, value) in entries {
           do {
-            entries[key] = try Self.storable(value, forKey: key, format: saving)
+            // An empty key another program wrote is kept: only a write refuses one.
+            entries[key] = try Self.storable(value, forKey: key, format: saving, isWrite: false)
           } catch {
             entries[key] = nil
             unreadable.append(
