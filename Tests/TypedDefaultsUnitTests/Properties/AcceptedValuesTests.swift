@@ -133,16 +133,18 @@ private struct ClampedSettings: SettingsGroup {
       ("retries", -1, #expect(throws: SettingsError.self) { try settings.$retries.set(-1) }),
       ("language", "de", #expect(throws: SettingsError.self) { try settings.$language.set("de") }),
     ]
+    let lines = ["volume": 15, "retries": 16, "language": 18]
     for (key, stored, error) in refusals {
       let schema = try #require(settings.schema[key])
       let help = schema.help.map { " (\($0))" } ?? ""
-      #expect(error?.reason == (schema.problem(with: stored) ?? "accepted") + help)
+      let declaration = " (declared at \(playbackFile):\(lines[key] ?? 0))"
+      #expect(error?.reason == (schema.problem(with: stored) ?? "accepted") + help + declaration)
     }
     #expect(
       refusals.map { $0.error?.reason } == [
-        "1.5 is greater than the maximum, 1.0 (Playback volume, 0 to 1.)",
-        "-1 is less than the minimum, 0 (Retries before giving up.)",
-        "de is not one of the allowed values (en, fr) (The language.)",
+        "1.5 is greater than the maximum, 1.0 (Playback volume, 0 to 1.) (declared at \(playbackFile):15)",
+        "-1 is less than the minimum, 0 (Retries before giving up.) (declared at \(playbackFile):16)",
+        "de is not one of the allowed values (en, fr) (The language.) (declared at \(playbackFile):18)",
       ])
   }
 
