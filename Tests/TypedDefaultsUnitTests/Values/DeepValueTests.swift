@@ -112,6 +112,15 @@ import TypedDefaultsTestSupport
     }
   }
 
+  /// Values too deep for Swift to free on a small stack (nested enums are released recursively,
+  /// and a sanitizer's frames are large): a test keeps them here, and ``freeOnLargeStack(_:)``
+  /// releases them on a large one.
+  typealias Graveyard = Locked<[PropertyListValue]>
+
+  static func freeOnLargeStack(_ graveyard: Graveyard) {
+    onLargeStack { graveyard.withLock { $0.removeAll() } }
+  }
+
   /// An array nested `depth` levels, built without recursion.
   static func nestedArrays(depth: Int) -> PropertyListValue {
     var value = PropertyListValue.array([])
@@ -140,11 +149,14 @@ import TypedDefaultsTestSupport
     // may nest under a file's root dictionary.
     let chain = Chain.make(length: 511)
     defer { Chain.tearDown(chain) }
+    let graveyard = Graveyard([])
+    defer { Self.freeOnLargeStack(graveyard) }
     let lengths = Self.onSmallStack { () -> [Int] in
       guard let encoded = try? PropertyListValueEncoder().encode(chain),
         let decoded = try? PropertyListValueDecoder().decode(Chain.self, from: encoded)
       else { return [] }
       defer { Chain.tearDown(decoded) }
+      graveyard.withLock { $0.append(encoded) }
       var depth = 0
       var value: PropertyListValue? = encoded
       while case .dictionary(let entries)? = value {
@@ -243,12 +255,17 @@ import TypedDefaultsTestSupport
 
   @Test func theDeepestStorableValueIsWalkedOnASmallStack() throws {
     // 511 arrays: the deepest value a setting can hold.
-    let value = Self.nestedArrays(depth: 511)
+    let graveyard = Graveyard([])
+    defer { Self.freeOnLargeStack(graveyard) }
+    Self.onLargeStack { graveyard.withLock { $0 = [Self.nestedArrays(depth: 511)] } }
     let directory = try TemporaryDirectory()
     let file = directory.file("deep.plist")
+    let backend = InMemoryBackend()
+    defer { Self.onLargeStack { backend.removeValue(forKey: "deep") } }
     let results = Self.onSmallStack { () -> [String] in
+      // The graveyard holds the value until the end: no release here is the last.
+      let value = graveyard.withLock { $0[0] }
       var results: [String] = []
-      let backend = InMemoryBackend()
       do {
         try backend.setValue(value, forKey: "deep")
         results.append(backend.value(forKey: "deep") == value ? "stored" : "changed")
@@ -257,10 +274,12 @@ import TypedDefaultsTestSupport
       }
       results.append(value.description.count > 1_000 ? "described" : "short")
       let twin = Self.nestedArrays(depth: 511)
+      graveyard.withLock { $0.append(twin) }
       results.append(value.hashValue == twin.hashValue && value == twin ? "hashed" : "differs")
       do {
         try PropertyListFile(url: file).write(.dictionary(["deep": value]), format: .xml)
         let read = try PropertyListFile(url: file).readDictionary()
+        if let read { graveyard.withLock { $0.append(.dictionary(read)) } }
         results.append(read?["deep"] == value ? "round trip" : "changed")
       } catch {
         results.append("\(error)")
