@@ -67,7 +67,16 @@ private final class HostileServer: Sendable {
       let request = Self.receiveRequest(on: connection)
       behaviour(connection, request)
       if holdsOpen {
-        held.withLock { $0.append(connection) }
+        held.withLock { held in
+          // Only while the client holds its end: a source that reconnects for the whole of a
+          // slow test would otherwise pile up a descriptor per connection in this process.
+          held.removeAll { descriptor in
+            guard Self.clientHasClosed(descriptor) else { return false }
+            close(descriptor)
+            return true
+          }
+          held.append(connection)
+        }
       } else {
         close(connection)
       }
@@ -82,6 +91,16 @@ private final class HostileServer: Sendable {
       return held
     }
     for descriptor in connections { close(descriptor) }
+  }
+
+  /// Whether the client closed its end of `descriptor` (or reset it): readable at once with
+  /// nothing to read.
+  private static func clientHasClosed(_ descriptor: Int32) -> Bool {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    guard poll(&entry, 1, 0) > 0 else { return false }
+    var byte: UInt8 = 0
+    let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+    return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
   }
 
   /// Reads what the client sent (its request), waiting at most a second for it, so that closing
