@@ -27,7 +27,8 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
   ///     writes this one (either could deadlock).
   /// - Returns: The value stored, or `nil` if the key was removed.
   /// - Throws: What `transform` throws, and what the base's update or write throws, naming the
-  ///   key as the view spells it. Nothing changes when this throws.
+  ///   key as the view spells it; ``SettingsError/Code/valueNotRepresentable`` for a value
+  ///   under the empty key, which every backend refuses. Nothing changes when this throws.
   @discardableResult
   public func update(
     forKey key: String,
@@ -35,7 +36,13 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
   ) throws(SettingsError) -> PropertyListValue? {
     let baseKey = prefix + key
     do {
-      return try SettingsBackends.update(of: base, forKey: baseKey, transform)
+      return try SettingsBackends.update(of: base, forKey: baseKey) {
+        value throws(SettingsError) -> PropertyListValue? in
+        let new = try transform(value)
+        // The empty key would be the prefix itself in the base, which takes it.
+        if new != nil { try WriteValidation.check(key: key) }
+        return new
+      }
     } catch {
       throw error.naming(key, insteadOf: baseKey)
     }
@@ -58,8 +65,9 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
   ///   don't use the backend inside it, don't write another backend through the library, and
   ///   don't wait for a thread that writes this one (either could deadlock).
   /// - Returns: What `transform` returned.
-  /// - Throws: What `transform` throws, and what the base's update throws. Nothing changes when
-  ///   this throws.
+  /// - Throws: What `transform` throws, and what the base's update throws;
+  ///   ``SettingsError/Code/valueNotRepresentable`` for a value under the empty key. Nothing
+  ///   changes when this throws.
   @discardableResult
   public func updateValues<Result>(
     _ transform: (inout [String: PropertyListValue]) throws(SettingsError) -> Result
@@ -72,6 +80,7 @@ extension ScopedBackend: MultiKeyUpdatingBackend {
       }
       let before = own
       let result = try transform(&own)
+      if own[""] != nil { try WriteValidation.check(key: "") }
       for key in Set(before.keys).union(own.keys) where before[key] != own[key] {
         values[baseKey(forKey: key)] = own[key]
       }

@@ -53,6 +53,15 @@ import TypedDefaultsTesting
         try backend.setValues(["": 2, "also": 3])
       }
       #expect(batch?.description == "Cannot store the value for '': A key can't be empty")
+      // The read-modify-write forms too (a scoped view's empty key is its prefix in the base).
+      let updated = #expect(throws: SettingsError.self) {
+        try SettingsBackends.update(of: backend, forKey: "") { _ in 2 }
+      }
+      #expect(updated?.description == "Cannot store the value for '': A key can't be empty")
+      let updatedValues = #expect(throws: SettingsError.self) {
+        try SettingsBackends.updateValues(of: backend) { $0[""] = 2 }
+      }
+      #expect(updatedValues?.description == "Cannot store the value for '': A key can't be empty")
       #expect(backend.value(forKey: "") == nil)
       #expect(backend.dictionaryRepresentation() == before)
       let reloaded = try instance.reload()

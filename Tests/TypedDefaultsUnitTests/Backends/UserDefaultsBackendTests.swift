@@ -124,6 +124,32 @@ private struct VideoSettings: SettingsGroup {
     #endif
   }
 
+  /// A save with nothing unsaved rewrote the suite's whole file (a new inode): it now writes
+  /// nothing, and takes in what another backend saved, as ``UserDefaultsBackend/reload()``.
+  @Test func aSaveWithNothingUnsavedLeavesTheSuiteFileAsItIs() throws {
+    #if !canImport(Darwin)
+      let suite = TemporarySuite()
+      let backend = UserDefaultsBackend(suiteName: suite.name, flushDelay: 60)
+      try backend.save()
+      #expect(!FileManager.default.fileExists(atPath: suite.fileURL.path))
+      try backend.setValue(0.5, forKey: "volume")
+      try backend.save()
+      let saved = try #require(POSIX.identity(ofFileAt: suite.fileURL.path))
+
+      try backend.save()
+      // Same inode, size, modification and status change times: not written.
+      #expect(POSIX.identity(ofFileAt: suite.fileURL.path) == saved)
+
+      let other = UserDefaultsBackend(suiteName: suite.name, flushDelay: 60)
+      try other.setValue(0.75, forKey: "volume")
+      try other.save()
+      let othersSave = try #require(POSIX.identity(ofFileAt: suite.fileURL.path))
+      try backend.save()
+      #expect(backend.value(forKey: "volume") == .real(0.75))
+      #expect(POSIX.identity(ofFileAt: suite.fileURL.path) == othersSave)
+    #endif
+  }
+
   @Test func aValueWrittenByOneProcessIsReadByTheNext() throws {
     let config = try TemporaryDirectory()
     let environment = ["XDG_CONFIG_HOME": config.url.path]

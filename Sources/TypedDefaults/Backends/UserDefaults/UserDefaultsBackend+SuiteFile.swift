@@ -434,10 +434,9 @@
       if !changed.isEmpty { changesTakenIn(changed) }
     }
 
-    /// Saves whether or not anything changed (see ``UserDefaultsBackend/save()``).
-    func save() throws(SettingsError) {
-      try underSaveLock { () throws(SettingsError) in try saveLocked(updating: { _ in [] }) }
-    }
+    /// Saves what is unsaved, or else takes in other processes' saved changes and writes
+    /// nothing (see ``UserDefaultsBackend/save()``).
+    func save() throws(SettingsError) { try synchronize(takingInUserDefaults: false) }
 
     /// See ``UserDefaultsBackend/update(forKey:_:)``.
     func update(

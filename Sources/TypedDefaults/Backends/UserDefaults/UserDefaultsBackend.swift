@@ -466,17 +466,19 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 
-  /// Saves the suite file now (Linux), whether or not anything changed, merging other processes'
-  /// saved changes under the file lock, as the debounced flush does; on Apple platforms calls
-  /// `UserDefaults.synchronize()`.
+  /// Saves the suite file now (Linux), merging other processes' saved changes under the file
+  /// lock, as the debounced flush does; on Apple platforms calls `UserDefaults.synchronize()`.
   ///
-  /// Unlike ``synchronize()`` it does not look for raw `UserDefaults` writes (which costs a copy
-  /// of the whole domain), and it throws.
+  /// With nothing unsaved (``hasUnsavedChanges`` false) nothing is written: the save takes in
+  /// other processes' saved changes, as ``reload()`` does, and the file keeps its inode and
+  /// modification time. Unlike ``synchronize()`` it does not look for raw `UserDefaults` writes
+  /// (which costs a copy of the whole domain), and it throws.
   ///
   /// - Throws: ``SettingsError/Code/fileNotWritable`` naming the path and the cause (missing or
   ///   read-only folder, full disk, a lock that can't be taken, a corrupt file that could not be
   ///   moved aside); ``SettingsError/Code/fileNotReadable`` if another process left a file that
-  ///   can't be read. The file is left as it was and the changes stay in memory.
+  ///   can't be read; with nothing unsaved, what ``reload()`` throws. The file is left as it was
+  ///   and the changes stay in memory.
   public func save() throws(SettingsError) {
     #if canImport(Darwin)
       _ = direct.synchronize()
