@@ -246,16 +246,24 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       return nil
     }
     let help = annotations.help.map { " (\($0))" } ?? ""
-    // The tool's wording (one function); a secret's value and allowed values are never shown.
-    // The typed check can refuse what the stored form's doesn't (a `Float` near a bound).
-    let reason =
-      SettingSchema.constraintProblem(
-        with: stored, allowedValues: annotations.allowedValues, minimum: annotations.minimum,
-        maximum: annotations.maximum, isSecret: isSecret)
+    return SettingsError(
+      .valueNotAllowed, key: key,
+      reason: Self.constraintProblem(with: stored, annotations, isSecret: isSecret) + help
+        + annotations.declaredAt)
+  }
+
+  /// Why the declaration refuses `stored`, in the `settings` tool's words.
+  ///
+  /// One function for a refused write and a refused stored value; a secret's value and allowed values are never
+  /// shown. The typed check can refuse what the stored form's doesn't (a `Float` near a bound).
+  static func constraintProblem(
+    with stored: PropertyListValue, _ annotations: SettingAnnotations, isSecret: Bool
+  ) -> String {
+    SettingSchema.constraintProblem(
+      with: stored, allowedValues: annotations.allowedValues, minimum: annotations.minimum,
+      maximum: annotations.maximum, isSecret: isSecret)
       ?? "\(isSecret ? "the secret value" : ValueDescription.of(stored)) is not "
       + annotations.constraintDescription(isSecret: isSecret)
-    return SettingsError(
-      .valueNotAllowed, key: key, reason: reason + help + annotations.declaredAt)
   }
 
   /// `value` as the backend stores it (`nil` for an `Optional`'s `nil`: the key is removed),
@@ -363,17 +371,21 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   }
 
   @usableFromInline
-  final func reportMismatch(_ stored: PropertyListValue, notAllowed: SettingAnnotations? = nil) {
+  final func reportMismatch(
+    _ stored: PropertyListValue, notAllowed: SettingAnnotations? = nil,
+    replacedByUpdate: Bool = false
+  ) {
     let isNew = withSlowState { state -> Bool in
       defer { state.lastReportedMismatch = stored }
       return state.lastReportedMismatch.map { !$0.isIdentical(to: stored) } ?? true
     }
     // A diagnostics scope (a test capturing them) keeps its own "once until it changes", so
     // reads in other scopes (parallel tests sharing the model) neither hide nor repeat a report
-    // in it. (The value's hash, not its text: it may be a secret's, and large.)
+    // in it. (The value's hash, not its text: it may be a secret's, and large.) A value an
+    // update replaced is reported whether or not a read reported it: it is gone now.
     let isNewInScope = SettingsDiagnostics.isNewValueInScope(
       stored.hashValue, for: "typeMismatch \(UInt(bitPattern: ObjectIdentifier(self)))")
-    guard isNewInScope ?? isNew else { return }
+    guard replacedByUpdate || (isNewInScope ?? isNew) else { return }
     let backend = boundBackend
     // A secret's stored value, reason (which may quote it) and default are left out; so is a
     // value from a layer holding secrets (a Secret mount), whatever the setting declares.
@@ -382,12 +394,8 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     let shown = isSecret ? "" : " (\(stored))"
     let fallback = isSecret ? "" : " (\(ValueDescription.of(defaultValue)))"
     let problem =
-      notAllowed.map {
-        isSecret && $0.allowedValues != nil
-          ? "that is not an allowed value"
-          : "that is not allowed (\(key) accepts \($0.constraintDescription(isSecret: isSecret)))"
-      }
-      ?? "that can't be read as \(Value.typeName)\(why ?? "")"
+      notAllowed.map { ": " + Self.constraintProblem(with: stored, $0, isSecret: isSecret) }
+      ?? " that can't be read as \(Value.typeName)\(why ?? "")"
     SettingsDiagnostics.report(
       SettingsDiagnostic(
         kind: notAllowed == nil ? .typeMismatch : .valueNotAllowed,
@@ -396,8 +404,10 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
         expectedType: Value.typeName,
         storedValue: isSecret ? nil : stored,
         message: "'\(key)' in \(backend.name) holds \(PropertyListFile.article(stored.kind))"
-          + "\(shown) \(problem); using the default"
-          + "\(fallback) and leaving the stored value untouched"
+          + "\(shown)\(problem); "
+          + (replacedByUpdate
+            ? "the update started from the default\(fallback) and replaced it"
+            : "using the default\(fallback) and leaving the stored value untouched")
           + (notAllowed?.declaredAt ?? annotations?.declaredAt ?? "")
       )
     )

@@ -241,8 +241,9 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// ```
   ///
   /// `body` gets the value stored now, read as a read would (the default when nothing is stored
-  /// or the stored value can't be read as `Value` or isn't accepted by the declaration); what it
-  /// leaves in the value is stored, as ``set(_:)`` stores it (`nil` removes the key of an
+  /// or the stored value can't be read as `Value` or isn't accepted by the declaration; a stored
+  /// value it replaces that way is reported as a ``SettingsDiagnostic`` of kind `typeMismatch` or
+  /// `valueNotAllowed`, once the update is done); what it leaves in the value is stored, as ``set(_:)`` stores it (`nil` removes the key of an
   /// optional setting). It mirrors swift-sharing's `Shared.withLock(_:)` and
   /// `Synchronization.Mutex.withLock(_:)`: the value is borrowed `inout` for the length of
   /// `body`, and what `body` returns comes back.

@@ -88,8 +88,8 @@ private struct ClampedSettings: SettingsGroup {
       #expect(diagnostics.map(\.key) == ["volume", "retries", "language"])
       #expect(
         diagnostics.first?.message
-          == "'volume' in \(backend.name) holds a real (7.5) that is not allowed (volume accepts "
-          + "in 0.0...1.0); using the default (0.8) and leaving the stored value untouched "
+          == "'volume' in \(backend.name) holds a real (7.5): 7.5 is greater than the maximum, "
+          + "1.0; using the default (0.8) and leaving the stored value untouched "
           + "(declared at \(playbackFile):15)")
       #expect(backend.storedValue(forKey: "volume") == .real(7.5))
       // A value inside reads as itself.
@@ -182,8 +182,8 @@ private struct ClampedSettings: SettingsGroup {
     #expect(code == "alpha-7")
     #expect(
       diagnostics.map(\.message) == [
-        "'code' in InMemoryBackend holds a string that is not an allowed value; using the default "
-          + "and leaving the stored value untouched (declared at \(playbackFile):28)"
+        "'code' in InMemoryBackend holds a string: the secret value is not an allowed value; "
+          + "using the default and leaving the stored value untouched (declared at \(playbackFile):28)"
       ])
     #expect(
       settings.allSettings.first?.description
@@ -282,6 +282,37 @@ private struct ClampedSettings: SettingsGroup {
       try settings.$strict.set(2)
     } catch {
       #expect(error.reason.hasSuffix(declaration), "\(error.reason)")
+    }
+  }
+
+  /// An update replaced a stored value the setting couldn't read (wrong type, out of range)
+  /// without a word: it starts from the default, as a read does, and reports what it replaced.
+  @Test(arguments: BackendFactory.all)
+  func anUpdateThatReplacesAnUnreadableStoredValueReportsIt(_ factory: BackendFactory) async throws
+  {
+    try await factory.withBackend { backend in
+      let settings = ClampedSettings(backend: backend)
+      try backend.setValue("forty-one", forKey: "retries")
+      try backend.setValue(.real(7), forKey: "strict")
+      let (_, diagnostics) = collectingDiagnostics {
+        try? settings.$retries.update { $0 += 1 }
+        try? settings.$strict.update { $0 /= 2 }
+        // A value outside a clamping range starts from its nearest bound, as a read gives it.
+        try? backend.setValue(.integer(-5), forKey: "retries")
+        try? settings.$retries.update { $0 += 1 }
+      }
+      #expect(backend.value(forKey: "retries") == .integer(1))
+      #expect(backend.value(forKey: "strict") == .real(0.25))
+      #expect(diagnostics.map(\.kind) == [.typeMismatch, .valueNotAllowed])
+      #expect(
+        diagnostics.map(\.message) == [
+          "'retries' in \(backend.name) holds a string (forty-one) that can't be read as Int; "
+            + "the update started from the default (3) and replaced it "
+            + "(declared at \(playbackFile):\(ClampedSettings.volumeLine + 1))",
+          "'strict' in \(backend.name) holds a real (7.0): 7.0 is greater than the maximum, 1.0; "
+            + "the update started from the default (0.5) and replaced it "
+            + "(declared at \(playbackFile):\(ClampedSettings.strictLine))",
+        ])
     }
   }
 
