@@ -321,7 +321,8 @@ private final class Observed: Sendable {
     #if !canImport(Darwin)
       let suiteRefusal =
         "issue: Cannot write the property list at '\(real.path)/TypedDefaultsTests.guard.plist': "
-        + "A test wrote to a real store (UserDefaults(suite: TypedDefaultsTests.guard)), which "
+        + "A test wrote to a real store (UserDefaults(suite: TypedDefaultsTests.guard, "
+        + "\(real.path)/TypedDefaultsTests.guard.plist)), which "
         + "holds this user's own settings; run the test with .isolatedSettings, or open the "
         + "store on a temporary folder"
       expected += [

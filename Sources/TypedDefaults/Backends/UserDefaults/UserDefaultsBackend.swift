@@ -103,7 +103,8 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   public let userDefaults: UserDefaults
   /// The suite's name, or `nil` for the standard defaults.
   public let suiteName: String?
-  /// `UserDefaults(suite: <name>)` or `UserDefaults(standard)`, for diagnostics.
+  /// `UserDefaults(suite: <name>)` or `UserDefaults(standard)`, for diagnostics; on Linux with
+  /// the file after a comma, `UserDefaults(standard, /home/me/.config/MyApp.plist)`.
   public let name: String
   /// How long after the last of a burst of writes the backend saves them on Linux, in seconds:
   /// 0.5 by default.
@@ -186,7 +187,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.flushDelay = flushDelay
     let domainName =
       suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
-    let name = suiteName.map { "UserDefaults(suite: \($0))" } ?? "UserDefaults(standard)"
+    let domain = suiteName.map { "suite: \($0)" } ?? "standard"
+    #if canImport(Darwin)
+      let name = "UserDefaults(\(domain))"
+    #else
+      // The file too, as a file store's name has it: what a message names is then found.
+      let name = "UserDefaults(\(domain), \(Self.fileURL(ofDomain: domainName).path))"
+    #endif
     self.name = name
     #if canImport(Darwin)
       let sharingKey = domainName
