@@ -215,7 +215,12 @@ struct DifferentialTable: Sendable {
       }
     }
     group.wait()
-    let foundationReadings = foundation.withLock { $0 }
+    var foundationReadings = foundation.withLock { $0 }
+    // Four children at once on a machine busy with other tests can run one past the time limit:
+    // a time-out is read once more, alone, before it counts (no file of the corpus times out).
+    for (name, reading) in foundationReadings where reading.outcome == "TIMEOUT" {
+      foundationReadings[name] = foundationReading(of: url(of: name))
+    }
 
     var rows: [String: Row] = [:]
     for name in names {
