@@ -3,8 +3,8 @@ extension SettingStorage {
   ///
   /// See ``Setting/update(_:)``: `body` gets the stored value read as `Value` (the default when
   /// nothing readable is stored), and what it leaves is stored, checked as ``write(_:)`` checks.
-  /// A stored value it couldn't read is reported (``reportMismatch(_:notAllowed:replacedByUpdate:)``)
-  /// once it is replaced.
+  /// A stored value it couldn't read is reported
+  /// (``reportMismatch(_:notAllowed:replacedByUpdate:)``) once it is replaced.
   ///
   /// Not inlinable: an update reads and writes through the backend's own update (a file lock
   /// and a save on a file store), so the generic code kept here is only the conversions, and
@@ -44,8 +44,9 @@ extension SettingStorage {
   }
 
   /// The stored value as `Value` if it can be read as one and the declaration accepts it (or,
-  /// declared with `clamping: true`, its nearest bound); `nil` otherwise, reporting nothing: an update runs holding the backend's locks, where a
-  /// diagnostics handler (which may use the backend) must not be called.
+  /// declared with `clamping: true`, its nearest bound); `nil` otherwise, reporting nothing: an
+  /// update runs holding the backend's locks, where a diagnostics handler (which may use the
+  /// backend) must not be called.
   final func readable(_ stored: PropertyListValue) -> Value? {
     guard let value = Value(propertyListValue: stored) else { return nil }
     guard let annotations, let accepts = annotations.accepts, !accepts(value) else { return value }

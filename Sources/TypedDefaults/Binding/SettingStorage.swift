@@ -254,8 +254,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
 
   /// Why the declaration refuses `stored`, in the `settings` tool's words.
   ///
-  /// One function for a refused write and a refused stored value; a secret's value and allowed values are never
-  /// shown. The typed check can refuse what the stored form's doesn't (a `Float` near a bound).
+  /// One function for a refused write and a refused stored value; a secret's value and allowed
+  /// values are never shown. The typed check can refuse what the stored form's doesn't (a
+  /// `Float` near a bound).
   static func constraintProblem(
     with stored: PropertyListValue, _ annotations: SettingAnnotations, isSecret: Bool
   ) -> String {
