@@ -206,8 +206,8 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
         return process
       }
       for process in processes {
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "round \(round)")
+        let processEnding = process.waitForExit()
+        #expect(processEnding.status == 0, "round \(round)")
       }
       let saved = try #require(try PropertyListFile(url: file).readDictionary())
       #expect(saved.count == 80, "round \(round): \(saved.count) of 80 keys")
@@ -314,7 +314,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
     let finished = Process()
     finished.executableURL = URL(fileURLWithPath: "/bin/true")
     try finished.run()
-    finished.waitUntilExit()
+    _ = finished.waitForExit()
     let dead = finished.processIdentifier
     let stale = ".data.plist.\(dead).12345.tmp"
     let live = ".data.plist.1.777.tmp"  // process 1 always exists
@@ -401,8 +401,8 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
     mounted.executableURL = URL(fileURLWithPath: "/bin/mount")
     mounted.arguments = ["-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", mount.path]
     try mounted.run()
-    mounted.waitUntilExit()
-    guard mounted.terminationStatus == 0 else {
+    let mountedEnding = mounted.waitForExit()
+    guard mountedEnding.status == 0 else {
       // Not allowed here (a container without mount rights): nothing to check.
       return
     }
@@ -411,7 +411,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
       unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
       unmount.arguments = [mount.path]
       try? unmount.run()
-      unmount.waitUntilExit()
+      _ = unmount.waitForExit()
     }
     let error = #expect(throws: SettingsError.self) {
       try PropertyListFile(url: mount.appendingPathComponent("data.plist")).write(["a": 1])
@@ -708,8 +708,8 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
       process.executableURL = URL(fileURLWithPath: "/bin/mount")
       process.arguments = arguments
       try process.run()
-      process.waitUntilExit()
-      return process.terminationStatus
+      let processEnding = process.waitForExit()
+      return processEnding.status
     }
     guard try run(["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount.path]) == 0 else { return }
     defer {
@@ -717,7 +717,7 @@ private struct RoundTripPoint: Codable, SettingValue, Equatable {
       unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
       unmount.arguments = [mount.path]
       try? unmount.run()
-      unmount.waitUntilExit()
+      _ = unmount.waitForExit()
     }
     let file = mount.appendingPathComponent("data.plist")
     let corrupt = Data("<plist><dict><key>a</key>".utf8)

@@ -383,8 +383,8 @@ import TypedDefaultsTestSupport
       environment: ["XDG_CONFIG_HOME": config.url.path])
     #expect(off.status == 0, "\(off.standardError)")
     printed += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
-    player.waitUntilExit()
-    #expect(player.terminationStatus == 0, "\(printed)")
+    let playerEnding = player.waitForExit()
+    #expect(playerEnding.status == 0, "\(printed)")
     #expect(
       printed.contains(
         "Player: allowsCellularPlayback turned off by another process: playback stopped.\n"))

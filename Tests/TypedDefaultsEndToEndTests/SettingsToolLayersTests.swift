@@ -236,8 +236,8 @@ extension SettingsToolTests {
     stop.cancel()
     watch.terminate()
     printed += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
-    watch.waitUntilExit()
-    #expect(watch.terminationStatus == 0)
+    let watchEnding = watch.waitForExit()
+    #expect(watchEnding.status == 0)
     return printed
   }
 

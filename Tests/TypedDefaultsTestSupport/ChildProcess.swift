@@ -69,3 +69,43 @@ package enum ChildProcess {
     return .signalled(status & 0x7F)
   }
 }
+
+extension Process {
+  /// How a child ended, as ``Foundation/Process/waitForExit()`` found it.
+  package struct Ending: Equatable, Sendable {
+    /// The exit status, or the number of the signal that ended the child.
+    package var status: Int32
+    /// Whether a signal ended the child (`terminationReason == .uncaughtSignal`).
+    package var signalled: Bool
+  }
+
+  /// Waits for the child to end and says how: `waitUntilExit()` with `terminationStatus` and
+  /// `terminationReason`, except that on Linux the child is reaped here, with `waitpid`.
+  ///
+  /// Foundation on Linux learns that a child ended when a socket the child holds closes; a child
+  /// started at the same moment (an etcd server a test keeps running) can inherit that socket and
+  /// keep it open, and `waitUntilExit()` then waited for ever beside a zombie (a CI run timed out
+  /// so, with another test's task spinning on the only other thread of the test pool).
+  package func waitForExit() -> Ending {
+    #if canImport(Glibc)
+      let child = processIdentifier
+      var status: Int32 = 0
+      while true {
+        let reaped = waitpid(child, &status, WNOHANG)
+        if reaped == child { break }
+        if reaped < 0, errno != EINTR { return foundationsEnding() }  // Foundation reaped it
+        usleep(2_000)  // bounded polling of the child
+      }
+      // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift doesn't import as functions.
+      if status & 0x7F == 0 { return Ending(status: (status >> 8) & 0xFF, signalled: false) }
+      return Ending(status: status & 0x7F, signalled: true)
+    #else
+      return foundationsEnding()
+    #endif
+  }
+
+  private func foundationsEnding() -> Ending {
+    waitUntilExit()
+    return Ending(status: terminationStatus, signalled: terminationReason == .uncaughtSignal)
+  }
+}

@@ -215,8 +215,8 @@ package func runExecutable(
   }
   let outputData = output.fileHandleForReading.readDataToEndOfFile()
   drained.wait()
-  process.waitUntilExit()
-  return (process.terminationStatus, outputData, errorData.withLock { $0 })
+  let processEnding = process.waitForExit()
+  return (processEnding.status, outputData, errorData.withLock { $0 })
 }
 
 // MARK: - Property lists

@@ -116,8 +116,8 @@ import TypedDefaultsTestSupport
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     do { try process.run() } catch { return false }
-    process.waitUntilExit()
-    return process.terminationReason == .exit && process.terminationStatus == 0
+    let processEnding = process.waitForExit()
+    return !processEnding.signalled && processEnding.status == 0
   }
 
   /// The pid of a process that has exited and been reaped.
@@ -126,7 +126,7 @@ import TypedDefaultsTestSupport
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["true"]
     try process.run()
-    process.waitUntilExit()
+    _ = process.waitForExit()
     return process.processIdentifier
   }
 
@@ -288,15 +288,15 @@ import TypedDefaultsTestSupport
       let delay = UInt32.random(in: 0...12_000, using: &random)
       if delay > 0 { usleep(delay) }
       kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      let processEnding = process.waitForExit()
       buffer.append(reader.readDataToEndOfFile())
       try reader.close()
       let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
       try #require(
         lines.first == "ready", "round \(round): the probe did not start: \(lines.prefix(3))")
       try #require(
-        process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
-        "round \(round): the probe ended by itself (status \(process.terminationStatus))")
+        processEnding.signalled && processEnding.status == SIGKILL,
+        "round \(round): the probe ended by itself (status \(processEnding.status))")
       kills += 1
       let reported = lines.dropFirst().compactMap {
         $0.split(separator: " ").last.flatMap { Int64($0) }
@@ -370,8 +370,8 @@ import TypedDefaultsTestSupport
     }
     for process in processes { try process.run() }
     for (index, process) in processes.enumerated() {
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0, "writer \(index)")
+      let processEnding = process.waitForExit()
+      #expect(processEnding.status == 0, "writer \(index)")
     }
     let saved = try #require(try PropertyListFile(url: file).readDictionary())
     var expected: [String: PropertyListValue] = [:]
@@ -398,8 +398,8 @@ import TypedDefaultsTestSupport
     }
     for process in processes { try process.run() }
     for process in processes {
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0)
+      let processEnding = process.waitForExit()
+      #expect(processEnding.status == 0)
     }
     let saved = try #require(try PropertyListFile(url: file).readDictionary())
     #expect(saved == ["count": .integer(.init(Int64(count * increments)))])
@@ -784,7 +784,7 @@ import TypedDefaultsTestSupport
     try flipper.run()
     defer {
       kill(flipper.processIdentifier, SIGKILL)
-      flipper.waitUntilExit()
+      _ = flipper.waitForExit()
     }
     /// Reads the flipper's next line, blocking until it comes.
     var pending = Data()

@@ -506,8 +506,8 @@ import TypedDefaultsTestSupport
       return process
     }
     for process in processes {
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0)
+      let processEnding = process.waitForExit()
+      #expect(processEnding.status == 0)
     }
     return try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary()
   }
@@ -567,7 +567,7 @@ import TypedDefaultsTestSupport
     return {
       // SIGKILL, which the child cannot block: under the test runner it ignored SIGTERM.
       kill(writer.processIdentifier, SIGKILL)
-      writer.waitUntilExit()
+      _ = writer.waitForExit()
     }
   }
 
@@ -658,8 +658,8 @@ import TypedDefaultsTestSupport
       return process
     }
     for process in processes {
-      process.waitUntilExit()
-      #expect(process.terminationStatus == 0)
+      let processEnding = process.waitForExit()
+      #expect(processEnding.status == 0)
     }
     let saved = try #require(try PropertyListFile(url: URL(fileURLWithPath: file)).readDictionary())
     #expect(saved.count == 80)
@@ -693,8 +693,8 @@ import TypedDefaultsTestSupport
         saves = buffer.split(separator: UInt8(ascii: "\n")).count
       }
       kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      #expect(process.terminationReason == .uncaughtSignal)
+      let processEnding = process.waitForExit()
+      #expect(processEnding.signalled)
 
       let saved = try #require(try PropertyListFile(url: file).readDictionary(), "round \(round)")
       let counter = try #require(saved["counter"]?.intValue, "round \(round)")

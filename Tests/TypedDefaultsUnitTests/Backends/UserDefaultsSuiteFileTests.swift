@@ -46,8 +46,8 @@ import TypedDefaultsTesting
         let processes = (0..<count).map { _ in probe(arguments) }
         for process in processes { try process.run() }
         for process in processes {
-          process.waitUntilExit()
-          #expect(process.terminationStatus == 0)
+          let processEnding = process.waitForExit()
+          #expect(processEnding.status == 0)
         }
       }
 
@@ -71,7 +71,7 @@ import TypedDefaultsTesting
       }
       if delay > 0 { usleep(delay) }
       kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      _ = process.waitForExit()
       buffer.append(reader.readDataToEndOfFile())
       try reader.close()
       return String(decoding: buffer, as: UTF8.self).split(separator: "\n")
@@ -136,8 +136,8 @@ import TypedDefaultsTesting
       let processes = (0..<count).map { place.probe(["ud-write-keys", "p\($0)", "\(keysEach)"]) }
       for process in processes { try process.run() }
       for process in processes {
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let processEnding = process.waitForExit()
+        #expect(processEnding.status == 0)
       }
       var expected: [String: PropertyListValue] = [:]
       for index in 0..<count {
@@ -253,8 +253,8 @@ import TypedDefaultsTesting
       /// Closes its input, so that it returns from `main` (a normal exit), and waits for it.
       func exit() throws -> Int32 {
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let processEnding = process.waitForExit()
+        return processEnding.status
       }
     }
 

@@ -76,8 +76,8 @@ import TypedDefaultsTestSupport
         Issue.record("settings watch did not stop on signal \(signalNumber) within 10 s")
         kill(process.processIdentifier, SIGKILL)
       }
-      process.waitUntilExit()
-      return (process.terminationReason == .exit, process.terminationStatus)
+      let processEnding = process.waitForExit()
+      return (!processEnding.signalled, processEnding.status)
     }
   }
 

@@ -285,23 +285,32 @@ import TypedDefaultsTestSupport
     }
     source.startWatching(reportingTo: reporter)
     defer { source.stopWatching() }
-    // Another reader, reading as fast as it can while the mount is swapped.
+    // Another reader, reading as fast as it can while the mount is swapped: on a thread of its
+    // own, not the test pool's (whose two threads on a 2-core machine it would halve, spinning).
     let stop = Locked(false)
     let readerReads = Locked(0)
-    let reader = Task.detached { () -> [Int?] in
-      var seen: [Int?] = []
+    let seen = Locked<[Int?]>([])
+    let readerDone = DispatchSemaphore(value: 0)
+    Thread {
       while !stop.withLock({ $0 }) {
-        seen.append((try? source.read()).flatMap(Self.version(of:)))
+        let version = (try? source.read()).flatMap(Self.version(of:))
+        seen.withLock { $0.append(version) }
         readerReads.withLock { $0 += 1 }
       }
-      return seen
-    }
+      readerDone.signal()
+    }.start()
     // The swaps race the reader only once it runs (the watch reports each at once).
     await eventually("the reader reads") { readerReads.withLock { $0 } > 0 }
     for n in 1...100 { try mount.write(Self.payload(n)) }
     let sawLast = await eventually("a report's read sees version 100") { reported.last == 100 }
     stop.withLock { $0 = true }
-    let concurrent = await reader.value
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        readerDone.wait()
+        continuation.resume()
+      }
+    }
+    let concurrent = seen.withLock { $0 }
     guard sawLast else { return }
 
     #expect(failures.all == [])

@@ -615,13 +615,13 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
     if process.isRunning {
       kill(process.processIdentifier, SIGTERM)
     }
-    process.waitUntilExit()
+    let processEnding = process.waitForExit()
     let stderr = String(
       decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(started)
     #expect(
       firstLine.withLock { $0 }.hasPrefix("watching com.example.breakit"),
-      "exit status \(process.terminationStatus), standard error: \(stderr)")
+      "exit status \(processEnding.status), standard error: \(stderr)")
   }
 
   /// "stopped with Ctrl-C (SIGINT) or SIGTERM, which exit with status 0" — also when the signal
@@ -722,7 +722,7 @@ private let leakedByDeadlocks = Locked<[any Sendable]>([])
       environment: environment)
     #expect(off.status == 0, "\(off.standardError)")
     await eventually("the player exits") { !player.isRunning }
-    player.waitUntilExit()
-    #expect(player.terminationStatus == 0, "\(printed.withLock { $0 })")
+    let playerEnding = player.waitForExit()
+    #expect(playerEnding.status == 0, "\(printed.withLock { $0 })")
   }
 }
