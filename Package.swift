@@ -84,6 +84,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .executableTarget(
+      name: "ServiceDemo",
+      dependencies: ["TypedDefaults", "TypedDefaultsLayers"],
+      path: "Examples/ServiceDemo",
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
       name: "FleetDemo",
       dependencies: [
         "TypedDefaults", "TypedDefaultsLayers", "TypedDefaultsEtcd", "TypedDefaultsSchema",

@@ -22,7 +22,7 @@ enum LogLevel: String, SettingValue, CaseIterable {
 /// A volume level: a `Double` from 0 to 1, stored as a property-list real.
 ///
 /// A stored value outside the range doesn't read as a volume, so a layer that delivers one (a
-/// mount swapped to `volume: 1.5`) is refused by the store and keeps its last good value.
+/// mount swapped to `volume: 1.5`) is passed over by the store for the next layer's value.
 struct Volume: SettingValue, Hashable, CustomStringConvertible {
   /// The levels a volume can have.
   static let range = 0.0...1.0

@@ -138,7 +138,7 @@ func run(_ options: Options) throws {
   }
   print("  applied: " + layerAndEffective("logLevel", settings.logLevel, in: store))
   print("  refused: \(refused)")
-  print("  kept:    " + layerAndEffective("volume", settings.volume, in: store))
+  print("  read:    " + layerAndEffective("volume", settings.volume, in: store))
   print()
   explain("volume", in: store)
 }

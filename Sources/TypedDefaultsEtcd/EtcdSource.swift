@@ -35,8 +35,9 @@ import TypedDefaultsLayers
 ///
 /// JSON is not read as such (a JSON string is text). A value that is neither, or larger than
 /// 1 MiB, keeps the key's last good value and is reported
-/// (``SettingsError/Code/layerValueUnreadable``); a value the declared type can't read is
-/// refused by the store the same way (``SettingsDiagnostic/Kind/layerValueRejected``).
+/// (``SettingsError/Code/layerValueUnreadable``); a value the setting refuses (its type can't
+/// read it, or its declaration doesn't accept it) is passed over by the store for the next
+/// layer's, as at a start (``SettingsDiagnostic/Kind/layerValueRejected``).
 ///
 /// **Failures.** The source never throws for the network: with no endpoint reachable it gives
 /// the last values it applied, or the ``lastKnownGoodFile``'s, and reports why among the layer's

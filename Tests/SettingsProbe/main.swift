@@ -28,6 +28,8 @@
 //   SettingsProbe first-hour <scenario> …  (see FirstHourModes.swift)
 //   SettingsProbe etcd-watch <endpoint> <prefix> <data.plist path> <record file>  (see
 //     EtcdWatchModes.swift)
+//   SettingsProbe terminate <data.plist path> <key> <kind>:<value> [handled]  (see
+//     TerminationModes.swift)
 //
 // <kind> is string, int, real or bool. `get` prints the value's description, or `nil`. `dump`
 // writes every value the backend stores to standard output as a binary property list, for the
@@ -66,6 +68,7 @@ if runLegitBindingMode(arguments) { exit(0) }  // see LegitBindingModes.swift
 if runRealStoreGuardMode(arguments) { exit(0) }  // see RealStoreGuardModes.swift
 if runFirstHourMode(arguments) { exit(0) }  // see FirstHourModes.swift
 if runEtcdWatchMode(arguments) { exit(0) }  // see EtcdWatchModes.swift
+if runTerminationMode(arguments) { exit(0) }  // see TerminationModes.swift
 if arguments.first == "foundation-decode" {
   guard arguments.count == 2 else { fail("usage: SettingsProbe foundation-decode <file>") }
   FoundationDecode.run(arguments[1])

@@ -95,14 +95,16 @@ import TypedDefaultsTestSupport
           + "be overridden\n  telemetryEnabled = false\n"))
     #expect(
       output.contains(
-        "  refused: layerValueRejected: The config layer's new value 1.5 for 'volume' can't be "
-          + "read as Volume (1.5 is outside 0.0...1.0); the layer "
-          + "keeps its last value, 0.5\n"))
+        "  refused: layerValueRejected: The config layer's text '1.5' for 'volume' in '"
+          + directory.file("config/volume").path + "' can't be read as Volume (1.5 is outside "
+          + "0.0...1.0); the layer is passed over for it: the setting reads the settingsBundle "
+          + "layer's value, 0.8\n"))
     #expect(
       output.contains(
         "  applied: config's logLevel = debug; settings.logLevel = debug (config layer)\n"))
     #expect(
-      output.contains("  kept:    config's volume = 0.5; settings.volume = 0.5 (config layer)\n"))
+      output.contains(
+        "  read:    config's volume = -; settings.volume = 0.8 (settingsBundle layer)\n"))
     #expect(!output.contains("tok_live"))
     #expect(!run.standardError.contains("tok_live"))
     // --data-dir keeps the files: the ConfigMap mount after its swap.

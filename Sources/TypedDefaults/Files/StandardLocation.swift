@@ -12,7 +12,12 @@ import Foundation
 ///
 /// On Linux, as the XDG Base Directory specification says, a variable that is unset, empty or
 /// not an absolute path is ignored, and `~` is `$HOME` (Foundation's `homeDirectoryForCurrentUser`
-/// ignores `$HOME` on Linux; this does not). `STATE_DIRECTORY` (systemd's) is not read.
+/// ignores `$HOME` on Linux; this does not). Without the location's `XDG_*` variable, the folder
+/// systemd gives a service is used next (`STATE_DIRECTORY` for ``data`` and ``documents``,
+/// `CONFIGURATION_DIRECTORY`, `CACHE_DIRECTORY`; the first of a colon-separated list), then the
+/// home: `HOME`, or, if it is unset or `/` (a service's), the account's home in the user
+/// database (`/nonexistent` for `nobody`), so a service that only reads starts whatever its
+/// environment.
 ///
 /// Finding a folder creates nothing and needs no write permission, so a program that only reads
 /// its settings starts with a read-only or missing folder. A `LayeredPlistStore` opened in a
@@ -48,17 +53,57 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
   public func baseDirectory(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> URL {
+    baseDirectory(environment: environment, accountHome: Self.accountHome)
+  }
+
+  /// ``baseDirectory(environment:)`` with the user database's home given.
+  private func baseDirectory(
+    environment: [String: String], accountHome: () -> String?
+  ) -> URL {
     #if canImport(Darwin)
       if let url = FileManager.default.urls(for: searchPathDirectory, in: .userDomainMask).first {
         return url
       }
     #endif
     let (variable, fallback) = variableAndFallback
-    if let value = environment[variable], value.hasPrefix("/") {
-      return URL(fileURLWithPath: value, isDirectory: true)
+    for name in [variable, serviceVariable] {
+      if let value = environment[name]?.split(separator: ":").first, value.hasPrefix("/") {
+        return URL(fileURLWithPath: String(value), isDirectory: true)
+      }
     }
-    let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+    let home = Self.home(environment, accountHome: accountHome) ?? NSHomeDirectory()
     return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(fallback)
+  }
+
+  /// The variable systemd sets to a service's own folder of this kind (`StateDirectory=`).
+  private var serviceVariable: String {
+    switch self {
+    case .data, .documents: "STATE_DIRECTORY"
+    case .configuration: "CONFIGURATION_DIRECTORY"
+    case .cache: "CACHE_DIRECTORY"
+    }
+  }
+
+  /// `HOME` if it is an absolute path other than `/`; else the account's home in the user
+  /// database, if it is one; else `nil`.
+  package static func home(
+    _ environment: [String: String], accountHome: () -> String? = accountHome
+  ) -> String? {
+    func usable(_ path: String?) -> String? {
+      guard let path, path.hasPrefix("/"), !path.allSatisfy({ $0 == "/" }) else { return nil }
+      return path
+    }
+    return usable(environment["HOME"]) ?? usable(accountHome())
+  }
+
+  /// The home the user database gives the process's user (`getpwuid`), or `nil`.
+  package static func accountHome() -> String? {
+    #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
+      guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+      return String(cString: directory)
+    #else
+      return nil
+    #endif
   }
 
   /// The system's name of this kind of folder, which Apple platforms ask for.
@@ -85,15 +130,23 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
   /// - Returns: The folder's location.
   /// - Throws: ``SettingsError/Code/directoryNotUsable`` naming the path if `name` isn't a plain
   ///   folder name or something other than a folder is in the way (the folder, or the nearest
-  ///   one above it that exists); on Linux, if no folder is
-  ///   chosen: the location's variable (`XDG_DATA_HOME` for ``data``) is unset or not an absolute
-  ///   path and `HOME` is unset, not an absolute path, or `/` (as for a service with no home);
-  ///   the message names the variables that choose it.
+  ///   one above it that exists); on Linux, if no folder is chosen: neither the location's
+  ///   variable (`XDG_DATA_HOME` for ``data``) nor systemd's (`STATE_DIRECTORY`) is an absolute
+  ///   path, `HOME` is unset, not an absolute path, or `/`, and the account's home in the user
+  ///   database isn't one either; the message names the variables that choose it.
   public func directory(
     for name: String,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(SettingsError) -> URL {
-    let base = try chosenBaseDirectory(for: name, environment: environment)
+    try directory(for: name, environment: environment, accountHome: Self.accountHome)
+  }
+
+  /// ``directory(for:environment:)`` with the user database's home given (for tests).
+  package func directory(
+    for name: String, environment: [String: String], accountHome: () -> String?
+  ) throws(SettingsError) -> URL {
+    let base = try chosenBaseDirectory(
+      for: name, environment: environment, accountHome: accountHome)
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
       throw SettingsError(
         .directoryNotUsable, path: base.appendingPathComponent(name).path,
@@ -128,22 +181,31 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
   /// `$<variable>/<name>` if neither the location's variable nor a home (`HOME`, absolute and not
   /// `/`) chooses one.
   private func chosenBaseDirectory(
-    for name: String, environment: [String: String]
+    for name: String, environment: [String: String], accountHome: () -> String?
   ) throws(SettingsError) -> URL {
     #if !canImport(Darwin)
       let (variable, fallback) = variableAndFallback
-      let chosen = environment[variable].map { $0.hasPrefix("/") } ?? false
-      let home = environment["HOME"] ?? ""
-      if !chosen, !home.hasPrefix("/") || home.allSatisfy({ $0 == "/" }) {
+      let chosen = [variable, serviceVariable].contains { environment[$0]?.hasPrefix("/") == true }
+      if !chosen, Self.home(environment, accountHome: accountHome) == nil {
         let found =
           environment["HOME"].flatMap { $0.isEmpty ? nil : "HOME is '\($0)'" } ?? "HOME is not set"
         throw SettingsError(
           .directoryNotUsable, path: "$\(variable)/\(name)",
-          reason: "No \(rawValue) folder is chosen: \(variable) is not set to an absolute path "
-            + "and \(found); set \(variable) to the folder (or HOME to a home, whose "
-            + "'\(fallback)' is used)")
+          reason: "No \(rawValue) folder is chosen: neither \(variable) nor \(serviceVariable) "
+            + "is set to an absolute path, \(found), and the account has no home; set "
+            + "\(variable) (or \(serviceVariable), as systemd's \(Self.systemdSetting(serviceVariable)) "
+            + "does) to the folder, or HOME to a home, whose '\(fallback)' is used")
       }
     #endif
-    return baseDirectory(environment: environment)
+    return baseDirectory(environment: environment, accountHome: accountHome)
+  }
+
+  /// The systemd unit setting that sets a service variable: `StateDirectory=`.
+  private static func systemdSetting(_ variable: String) -> String {
+    switch variable {
+    case "STATE_DIRECTORY": "StateDirectory="
+    case "CONFIGURATION_DIRECTORY": "ConfigurationDirectory="
+    default: "CacheDirectory="
+    }
   }
 }

@@ -30,8 +30,20 @@ package enum ExitHandlers {
     _ = handlers.withLock { $0.removeValue(forKey: ObjectIdentifier(owner)) }
   }
 
-  private static func runAll() {
+  /// Whether the process is ending: the handlers are running at exit or on a termination
+  /// signal, so a failed save's changes are lost rather than kept for a later save.
+  private static let ending = Locked(false)
+
+  /// Whether the handlers are running because the process is ending (see ``runNow()``).
+  package static var isEnding: Bool { ending.withLock { $0 } }
+
+  /// Runs every handler now, the process ending: on a termination signal, before it is raised
+  /// again (`LayeredPlistStore.saveOnTermination`).
+  package static func runNow() {
+    ending.withLock { $0 = true }
     let actions = handlers.withLock { Array($0.values) }
     for action in actions { action() }
   }
+
+  private static func runAll() { runNow() }
 }

@@ -189,9 +189,19 @@ extension SettingValue where Self: RawRepresentable, RawValue: SettingValue {
         + "a setting that was a Bool needs a migration step (SettingsMigration.convertValue)"
     }
     if let rawValue = RawValue(propertyListValue: value) {
-      return "\(rawValue) is not a raw value of \(Self.self)"
+      // A `CaseIterable` enum's cases are listed, as a `Bool`'s accepted words are.
+      let cases = (Self.self as? any CaseIterable.Type).map { rawValues(of: $0) } ?? ""
+      return "\(rawValue) is not a raw value of \(Self.self)\(cases)"
     }
     return RawValue.readFailureReason(for: value)
+  }
+
+  /// ` (one of a, b, c)`: the raw values of a `CaseIterable` type's cases, the first 20.
+  private static func rawValues<Cases: CaseIterable>(of type: Cases.Type) -> String {
+    let all = type.allCases.compactMap { ($0 as? Self)?.rawValue }
+    guard !all.isEmpty else { return "" }
+    let more = all.count > 20 ? ", …" : ""
+    return " (one of \(all.prefix(20).map { "\($0)" }.joined(separator: ", "))\(more))"
   }
 
   /// Reads the stored value as `RawValue`, then as this type with `init(rawValue:)`; an unknown

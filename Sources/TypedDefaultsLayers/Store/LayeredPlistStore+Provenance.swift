@@ -24,6 +24,10 @@ extension LayeredPlistStore {
     /// These are the stored values, secret or not: only ``description`` and `dump` leave a secret
     /// out.
     public let values: [Layer: PropertyListValue]
+    /// The values layers hold for the key that the setting refuses (its type can't read them, or
+    /// its declaration doesn't accept them), as their sources gave them: each such layer is
+    /// passed over for the key, and is absent from ``values``.
+    public let passedOver: [Layer: PropertyListValue]
     /// The change written for the next launch, if any.
     public let nextLaunchChange: NextLaunchChange?
     /// The read-only layers that have no file: none was given, it (or a source's folder) was
@@ -77,8 +81,10 @@ extension LayeredPlistStore {
       key: String, layers: [Layer], values: [Layer: PropertyListValue],
       nextLaunchChange: NextLaunchChange?,
       layersWithoutFile: Set<Layer>, secretLayers: Set<Layer> = [], forcedLayers: [Layer] = [],
-      layerConditions: [Layer: String] = [:], declared: DeclaredKey?
+      layerConditions: [Layer: String] = [:], passedOver: [Layer: PropertyListValue] = [:],
+      declared: DeclaredKey?
     ) {
+      self.passedOver = passedOver
       self.layerConditions = layerConditions
       self.key = key
       self.layers = layers
@@ -116,6 +122,8 @@ extension LayeredPlistStore {
     ///   bundled     https://api.example.com
     /// ```
     ///
+    /// A layer's value the setting refuses is shown as its source gave it, marked
+    /// `<- passed over: Int refuses it` (the next layer holding the key gives the value).
     /// A winning value the declared type can't read is marked instead
     /// `<- unreadable as Double: reads as the default`, one its declaration doesn't accept
     /// `<- not allowed (Double accepts in 0.0...1.0): reads as the default`; the key's declared
@@ -133,9 +141,12 @@ extension LayeredPlistStore {
       for layer in layers {
         let name = layer.description.padding(toLength: width, withPad: " ", startingAt: 0)
         let missing = layersWithoutFile.contains(layer) ? "(no file)" : "-"
-        let shown = values[layer].map { self.shown($0, in: layer) } ?? missing
+        let refused = passedOver[layer]
+        let shown = (values[layer] ?? refused).map { self.shown($0, in: layer) } ?? missing
         let mark =
-          if layer == source, layer == forcedBy {
+          if refused != nil {
+            "   <- passed over: \(declaredTypeName ?? "the setting") refuses it"
+          } else if layer == source, layer == forcedBy {
             "   <- wins (\(layer): can't be changed)"
           } else if layer == source {
             "   <- wins"
@@ -192,6 +203,8 @@ extension LayeredPlistStore.Provenance: CustomReflectable {
       children: [
         "key": key, "values": shownValues, "source": source as Any,
         "isSecret": isSecret, "unreadableLayer": unreadableLayer as Any,
+        "passedOver": Dictionary(
+          uniqueKeysWithValues: passedOver.map { ($0.key, shown($0.value, in: $0.key)) }),
         "forcedBy": forcedBy as Any,
       ], displayStyle: .struct)
   }

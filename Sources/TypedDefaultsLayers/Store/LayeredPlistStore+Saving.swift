@@ -218,7 +218,8 @@ extension LayeredPlistStore {
       SettingsDiagnostic(
         kind: problem.code == .corruptFile ? .corruptFile : .layerSourceProblem, key: problem.key,
         backend: name,
-        message: problem.key == nil ? "\(problem)" : "\(problem); the layer was read without it"))
+        message: problem.key == nil || problem.code == .repeatedArgument
+          ? "\(problem)" : "\(problem); the layer was read without it"))
   }
 
   /// Records a delivered or bundled file that couldn't be read, opened as an empty layer

@@ -13,11 +13,6 @@ extension LayeredPlistStore {
     let layer: Layer
     /// Whether its values are text (``LayerSource/valuesAreText``), read once.
     let isText: Bool
-    /// Whether the state keeps the values its source gave beside the layer (`State.given`): a
-    /// text layer's, converted to the declared types, and a forced layer's, whose values a
-    /// declared type can't read are passed over (left out of the layer) rather than read as
-    /// defaults over the layers below.
-    let keepsGiven: Bool
     /// The file the source reads, for diagnostics (a managed file, a delivered or bundled
     /// file); `nil` for another source.
     let file: String?
@@ -38,7 +33,6 @@ extension LayeredPlistStore {
       self.source = source
       layer = source.layer
       isText = source.valuesAreText
-      keepsGiven = isText || source.isForced
       holdsSecrets = source.holdsSecrets
       file =
         (source as? ManagedSettingsSource)?.file?.path
@@ -145,163 +139,206 @@ extension LayeredPlistStore {
     return changed
   }
 
-  /// Takes a source's new values into its layer, validated before they are applied: a key whose
-  /// new value the type a model declared for it can't read (or whose text doesn't parse as that
-  /// type) keeps its last value in the layer, and a diagnostic is added to `rejections`, once
-  /// for as long as the source keeps giving that value.
+  /// Takes a source's new values: each key whose given value changed is judged again
+  /// (``settle(_:in:state:)``), so a value the setting refuses is passed over, as at open.
   ///
-  /// Called under the state lock.
+  /// Called under the state lock; returns whether the layer's values changed.
   private func apply(
     _ new: [String: PropertyListValue], to slot: SourceSlot, in state: inout State,
     rejections: inout [SettingsDiagnostic]
   ) -> Bool {
     let index = slot.index
-    // A refusal is remembered while the source still gives that value, and forgotten once it
-    // gives another (or none), which is then judged, and reported, anew.
-    if let refused = state.refused[index] {
-      state.refused[index] = refused.filter { new[$0.key] == $0.value }
-    }
-    let previous = slot.keepsGiven ? state.given[index] ?? [:] : state.layers[index]
+    let previous = state.given[index] ?? [:]
     guard previous != new else { return false }
+    state.given[index] = new
     var changed = false
+    var refused: [(key: String, problem: String)] = []
     for key in Set(previous.keys).union(new.keys) where previous[key] != new[key] {
-      guard let given = new[key] else {
-        state.layers[index][key] = nil
-        if slot.keepsGiven { state.given[index]?[key] = nil }
-        state.resolve(key)
-        changed = true
-        continue
-      }
-      var value = given
-      if let declared = declaredKey(key) {
-        var parseError: SettingsError?
-        if slot.isText, case .string(let text) = given {
-          switch Self.parse(text, as: declared.valueType) {
-          case .success(let parsed): value = parsed
-          case .failure(let error): parseError = error
-          }
-        }
-        if parseError != nil || !declared.reads(value) {
-          // Refused again (the source was reread for a change of another key): reported once.
-          if state.refused[index]?[key] != given {
-            state.refused[index, default: [:]][key] = given
-            rejections.append(
-              rejection(
-                of: given, forKey: key, in: slot, declared: declared, parseError: parseError,
-                kept: state.layers[index][key]))
-          }
-          continue
-        }
-      }
-      state.layers[index][key] = value
-      if slot.keepsGiven { state.given[index, default: [:]][key] = given }
-      state.resolve(key)
-      changed = true
+      let (layerChanged, problem) = settle(key, in: slot, state: &state)
+      changed = changed || layerChanged
+      if let problem { refused.append((key, problem)) }
+    }
+    // Once every key is resolved, so that each says what is read instead.
+    for (key, problem) in refused {
+      rejections.append(passedOver(key, in: slot, problem: problem, state: state))
     }
     return changed
   }
 
-  /// The diagnostic of a source's new value refused (see ``apply(_:to:in:rejections:)``).
-  private func rejection(
-    of value: PropertyListValue, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
-    parseError: SettingsError?, kept: PropertyListValue?
-  ) -> SettingsDiagnostic {
-    let secret = slot.holdsSecrets || declared.isSecret
-    let shown = secret ? SecretRedaction.placeholder : String(describing: value)
-    let type = TypeNames.sugared(declared.valueType)
-    let cause = Self.cause(of: parseError, text: value.stringValue, type: type, secret: secret)
-    let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
-    return SettingsDiagnostic(
-      kind: .layerValueRejected, key: key, backend: name, expectedType: type,
-      storedValue: secret ? nil : value,
-      message: "The \(slot.layer) layer's new value \(shown) for '\(key)'\(Self.inFile(slot)) "
-        + "can't be read as \(type)\(cause); "
-        + (keeps.map { "the layer keeps its last value, \($0)" } ?? "the layer still lacks the key")
-    )
-  }
-
-  /// Judges the values the text and forced layers were given for `keys` by the types models now
-  /// declare for them (``learn(_:)``), publishing the keys whose effective value changed: a text
-  /// is converted into the type, a forced layer's typed value is kept if the type reads it.
-  ///
-  /// A text that doesn't parse, or a value the type can't read, is reported
-  /// (``SettingsDiagnostic/Kind/layerValueRejected``, naming the layer, its file if any, and the
-  /// key) and never shadows the layers below: the layer keeps the value it had already read as
-  /// the type, if any, and otherwise leaves the key out, so that a bad deployment text, or a
-  /// wrong-typed value in the managed file, never replaces the value saved in `data.plist` with
-  /// the setting's default. A forced layer that leaves a key out doesn't force it.
+  /// Judges the values the source layers were given for `keys` by the types and accepted values
+  /// models now declare for them (``learn(_:)``), publishing the keys whose effective value
+  /// changed, and reporting each value refused (see ``settle(_:in:state:)``).
   func convertGivenValues(ofKeys keys: [String]) {
-    let givenSlots = sourceSlots.filter(\.keepsGiven)
-    guard !givenSlots.isEmpty, !keys.isEmpty else { return }
-    var problems: [SettingsDiagnostic] = []
-    changingState { state in
-      for slot in givenSlots {
-        guard let givenValues = state.given[slot.index] else { continue }
-        for key in keys {
-          guard let given = givenValues[key] else { continue }
-          var value: PropertyListValue? = given
-          if let declared = declaredKey(key) {
-            var parseError: SettingsError?
-            if slot.isText, case .string(let text) = given {
-              switch Self.parse(text, as: declared.valueType) {
-              case .success(let parsed): value = parsed
-              case .failure(let error): parseError = error
-              }
-            }
-            // A text that doesn't parse, or a typed value the type can't read (a bare option's
-            // `true` for a `String`, a managed file's string for a `Double`): a value read as the
-            // type before (another model's declaration) is the last good one; what was given is
-            // none.
-            if parseError != nil || (value == given && !declared.reads(given)) {
-              let current = state.layers[slot.index][key]
-              value = current == given ? nil : current
-              problems.append(
-                unreadableGiven(
-                  given, forKey: key, in: slot, declared: declared, parseError: parseError,
-                  kept: value))
-            }
-          }
-          if state.layers[slot.index][key] != value {
-            state.layers[slot.index][key] = value
-            state.resolve(key)
+    guard !sourceSlots.isEmpty, !keys.isEmpty else { return }
+    let problems = changingState { state in
+      var refused: [(key: String, slot: SourceSlot, problem: String)] = []
+      for slot in sourceSlots {
+        guard let given = state.given[slot.index] else { continue }
+        for key in keys where given[key] != nil {
+          // Declared anew: a refusal is judged and reported anew.
+          state.refused[slot.index]?[key] = nil
+          if case (_, let problem?) = settle(key, in: slot, state: &state) {
+            refused.append((key, slot, problem))
           }
         }
       }
+      // Once every layer is settled, so that each says what is read instead.
+      return refused.map { passedOver($0.key, in: $0.slot, problem: $0.problem, state: state) }
     }
     for problem in problems { SettingsDiagnostics.report(problem) }
   }
 
-  /// The diagnostic of a text or forced layer's value held at declaration that the declared type
-  /// can't read: a text that doesn't parse, or a typed value (see
-  /// ``convertGivenValues(ofKeys:)``).
-  private func unreadableGiven(
-    _ given: PropertyListValue, forKey key: String, in slot: SourceSlot, declared: DeclaredKey,
-    parseError: SettingsError?, kept: PropertyListValue?
-  ) -> SettingsDiagnostic {
-    let secret = slot.holdsSecrets || declared.isSecret
-    let text = slot.isText ? given.stringValue : nil
-    let shown =
-      secret
-      ? (slot.isText ? "text " : "value ") + SecretRedaction.placeholder
-      : text.map { "text '\($0)'" } ?? "value \(given)"
-    let type = TypeNames.sugared(declared.valueType)
-    let keeps = kept.map { secret ? SecretRedaction.placeholder : String(describing: $0) }
-    let leavesOut =
-      slot.source.isForced
-      ? "the layer leaves the key out, so it isn't forced, and the layers below it give the value"
-      : "the layer leaves the key out, and the layers below it give the value"
-    return SettingsDiagnostic(
-      kind: .layerValueRejected, key: key, backend: name, expectedType: type,
-      storedValue: secret ? nil : given,
-      message: "The \(slot.layer) layer's \(shown) for '\(key)'\(Self.inFile(slot)) can't be "
-        + "read as \(type)\(Self.cause(of: parseError, text: text, type: type, secret: secret)); "
-        + (keeps.map { "the layer keeps its last value, \($0)" } ?? leavesOut))
+  /// Applies the one rule for a source layer's value of `key`.
+  ///
+  /// At open, when a model declares the key, and on every change: the value the source gave is read as the type a model declared for the key (a
+  /// text layer's text parsed as it); a value the setting refuses (its type can't read it, its
+  /// declaration doesn't accept it, or it is a bare option's `true` for a setting that isn't a
+  /// `Bool`) is passed over: the layer leaves the key out, so the next layer holding it gives
+  /// the value, or the setting its default. A key no model declared is taken as given.
+  ///
+  /// Called under the state lock. Returns whether the layer's value changed, and what is wrong
+  /// with a refused value, once for as long as the source keeps giving that value, for
+  /// ``passedOver(_:in:problem:state:)`` to report once every layer is settled.
+  private func settle(
+    _ key: String, in slot: SourceSlot, state: inout State
+  ) -> (changed: Bool, problem: String?) {
+    let index = slot.index
+    let given = state.given[index]?[key]
+    var value = given
+    var problem: String?
+    if let given, let declared = declaredKey(key) {
+      switch judge(given, in: slot, declared: declared) {
+      case .reads(let read): value = read
+      case .refused(let why):
+        value = nil
+        problem = why
+      }
+    }
+    let changed = state.layers[index][key] != value
+    if changed {
+      state.layers[index][key] = value
+      state.resolve(key)
+    }
+    guard let given, let problem else {
+      state.refused[index]?[key] = nil
+      return (changed, nil)
+    }
+    guard state.refused[index]?[key] != given else { return (changed, nil) }
+    state.refused[index, default: [:]][key] = given
+    return (changed, problem)
   }
 
-  /// ` in '<file>'` for a layer read from a file, for a diagnostic after the key; empty for
-  /// another.
-  private static func inFile(_ slot: SourceSlot) -> String {
-    slot.file.map { " in '\($0)'" } ?? ""
+  /// What ``judge(_:in:declared:)`` finds.
+  enum Judgement {
+    /// The value as the setting reads it.
+    case reads(PropertyListValue)
+    /// What is wrong with it.
+    case refused(String)
+  }
+
+  /// Reads a source's value as the declared type: the value the setting reads, or what is wrong
+  /// with it (`can't be read as Int (it is not an integer)`, `is not allowed (it accepts in
+  /// 1...65535)`), the value itself never quoted for a secret.
+  func judge(
+    _ given: PropertyListValue, in slot: SourceSlot, declared: DeclaredKey
+  ) -> Judgement {
+    let type = TypeNames.sugared(declared.valueType)
+    let secret = slot.holdsSecrets || declared.isSecret
+    var value = given
+    if slot.isText {
+      switch given {
+      case .string(let text):
+        switch Self.parse(text, as: declared.valueType) {
+        case .success(let parsed): value = parsed
+        case .failure(let error):
+          let cause = Self.cause(of: error, text: text, type: type, secret: secret)
+          return .refused("can't be read as \(type)\(cause)")
+        }
+      case .bool(let flag):
+        // A bare option (`--port`, `--no-port`): only a `Bool` setting takes one.
+        guard case .success(.bool) = Self.parse(flag ? "true" : "false", as: declared.valueType)
+        else {
+          return .refused("has no value, which only a Bool setting's option may lack")
+        }
+      default: break
+      }
+    }
+    switch declared.refusal(of: value) {
+    case nil: return .reads(value)
+    case .unreadable(let reason)?:
+      let because = secret ? "" : reason.map { " (\($0))" } ?? ""
+      return .refused("can't be read as \(type)\(because)")
+    case .notAllowed(let accepted)?:
+      return .refused("is not allowed (the setting accepts \(accepted))")
+    }
+  }
+
+  /// The diagnostic of a source's value passed over.
+  ///
+  /// Of kind ``SettingsDiagnostic/Kind/layerValueRejected`` (see ``settle(_:in:state:)``): the
+  /// layer, where its source holds the key, the value, why,
+  /// and what the setting reads instead. Made under the state lock once the key is resolved.
+  func passedOver(
+    _ key: String, in slot: SourceSlot, problem: String, state: State
+  ) -> SettingsDiagnostic {
+    let given = state.refused[slot.index]?[key] ?? state.given[slot.index]?[key] ?? ""
+    let declared = declaredKey(key)
+    let secret = slot.holdsSecrets || declared?.isSecret == true
+    let shown: String
+    var origin = Self.origin(ofKey: key, in: slot)
+    if slot.isText, case .bool(let flag) = given {
+      shown = "option " + (KeyWords.kebabCase(key).map { flag ? "--\($0)" : "--no-\($0)" } ?? key)
+      origin = ""
+    } else if secret {
+      shown = (slot.isText ? "text " : "value ") + SecretRedaction.placeholder
+    } else if slot.isText, case .string(let text) = given {
+      shown = "text '\(text)'"
+    } else {
+      shown = "value \(given)"
+    }
+    let instead: String
+    if let entry = state.effective[key] {
+      let index = state.index(of: entry.layer)
+      let hidden =
+        secret || declared?.isSecret == true || secretLayers.contains(entry.layer)
+      let value = hidden ? SecretRedaction.placeholder : String(describing: entry.value)
+      let alsoRefused = declared.map { $0.refusal(of: entry.value) != nil } ?? false
+      instead =
+        (index ?? 0) < slot.index
+        ? "the \(entry.layer) layer above it gives the value, \(value)"
+        : alsoRefused
+          ? "the \(entry.layer) layer's value \(value) is refused too, so the setting reads its "
+            + "default"
+          : "the setting reads the \(entry.layer) layer's value, \(value)"
+    } else {
+      instead = "no other layer holds the key, so the setting reads its default"
+    }
+    return SettingsDiagnostic(
+      kind: .layerValueRejected, key: key, backend: name,
+      expectedType: declared.map { TypeNames.sugared($0.valueType) },
+      storedValue: secret ? nil : given,
+      message: "The \(slot.layer) layer's \(shown) for '\(key)'\(origin) "
+        + "\(problem); the layer is passed over for it"
+        + (slot.source.isForced ? ", so the key isn't forced: " : ": ") + instead)
+  }
+
+  /// Where a source holds a key, for a diagnostic after the key: ` in '<file>'` for a file, the
+  /// variable or option for the environment or arguments (` (SVC_PORT)`, ` (--port)`), the
+  /// source otherwise (` (EtcdSource(…))`).
+  static func origin(ofKey key: String, in slot: SourceSlot) -> String {
+    if let file = slot.file { return " in '\(file)'" }
+    switch slot.source {
+    case let environment as EnvironmentVariablesSource:
+      return environment.variableNames[key].map { " (\($0))" } ?? ""
+    case is CommandLineArgumentsSource:
+      return KeyWords.kebabCase(key).map { " (--\($0))" } ?? ""
+    case let directory as DirectorySource:
+      return " in '\(directory.directory.appendingPathComponent(key).path)'"
+    case let described as any CustomStringConvertible:
+      return " (\(described.description))"
+    default:
+      return ""
+    }
   }
 
   /// Why a text didn't parse, as a diagnostic shows it after the type: ` (reason)`, without the

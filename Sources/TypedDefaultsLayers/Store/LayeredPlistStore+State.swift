@@ -37,9 +37,9 @@ extension LayeredPlistStore {
     var saveCount = 0
     /// The positions of the layers whose source ``LayerSource/isForced``.
     var forcedIndices: [Int] = []
-    /// For each text layer (``LayerSource/valuesAreText``) and forced layer, by position: the
-    /// values its source gave, which ``layers`` holds converted to the declared types (a text
-    /// layer's) or as given, less those the declared types can't read.
+    /// For each source's layer, by position: the values its source gave, which ``layers`` holds
+    /// read as the declared types (a text layer's text parsed), less those the settings refuse,
+    /// which are passed over (`LayeredPlistStore.settle(_:in:state:)`).
     var given: [Int: [String: PropertyListValue]] = [:]
     /// For each source's layer, by position: the number of the latest read applied, so that a
     /// read that finished late never replaces a later one.

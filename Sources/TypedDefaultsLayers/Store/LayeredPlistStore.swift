@@ -270,14 +270,15 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         contents = try slot.source.read()
       } catch  where options.opensDespiteUnreadableReadOnlyFiles {
         unreadableShippedFiles.append(error)
-        if slot.keepsGiven { given[slot.index] = [:] }
+        given[slot.index] = [:]
+        slot.problems.withLock { $0 = [error] }
         continue
       }
       let entries = PersistedPropertyListFile.normalizingKeys(
         of: contents.values, by: options.keyNormalization?.normalize, layer: "\(slot.layer)",
         store: name)
       values[slot.index] = entries
-      if slot.keepsGiven { given[slot.index] = entries }
+      given[slot.index] = entries
       // A change's description, which knows no store, redacts what a secret layer gives.
       if slot.holdsSecrets { SecretRedaction.noteSecret(entries.keys) }
       unreadableShippedEntries += contents.problems
@@ -460,6 +461,10 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       for (index, layer) in state.order.enumerated() {
         if let value = state.layers[index][key] { values[layer] = value }
       }
+      var passedOver: [Layer: PropertyListValue] = [:]
+      for slot in sourceSlots {
+        if let refused = state.refused[slot.index]?[key] { passedOver[slot.layer] = refused }
+      }
       let change = state.nextLaunch[key].map { pending -> Provenance.NextLaunchChange in
         pending.map(Provenance.NextLaunchChange.set) ?? .remove
       }
@@ -468,7 +473,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         layersWithoutFile: Set(state.order.filter { !$0.isWritable })
           .subtracting(layersLoadedFromDisk),
         secretLayers: secretLayers, forcedLayers: forcedLayers, layerConditions: conditions,
-        declared: declared)
+        passedOver: passedOver, declared: declared)
     }
   }
 

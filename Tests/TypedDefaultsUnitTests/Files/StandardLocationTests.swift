@@ -187,14 +187,17 @@ import TypedDefaultsTestSupport
         (["HOME": "relative", "XDG_DATA_HOME": "also/relative"], "HOME is 'relative'"),
       ] {
         let error = #expect(throws: SettingsError.self) {
-          try StandardLocation.data.directory(for: "com.example.player", environment: environment)
+          try StandardLocation.data.directory(
+            for: "com.example.player", environment: environment, accountHome: { "/" })
         }
         #expect(error?.code == .directoryNotUsable)
         #expect(
           error?.description
             == "Cannot use the folder '$XDG_DATA_HOME/com.example.player': No data folder is "
-            + "chosen: XDG_DATA_HOME is not set to an absolute path and \(found); set "
-            + "XDG_DATA_HOME to the folder (or HOME to a home, whose '.local/share' is used)")
+            + "chosen: neither XDG_DATA_HOME nor STATE_DIRECTORY is set to an absolute path, "
+            + "\(found), and the account has no home; set XDG_DATA_HOME (or STATE_DIRECTORY, as "
+            + "systemd's StateDirectory= does) to the folder, or HOME to a home, whose "
+            + "'.local/share' is used")
       }
       // Either variable chooses one.
       #expect(
@@ -203,6 +206,33 @@ import TypedDefaultsTestSupport
       #expect(
         try StandardLocation.configuration.directory(for: "app", environment: ["HOME": "/h"])
           .path == "/h/.config/app")
+    #endif
+  }
+
+  /// A service with no home (HOME unset or `/`, as containers and systemd start them) finds its
+  /// folder in the account's home, or in systemd's STATE_DIRECTORY (issue 37, item 3).
+  @Test func aServiceWithoutAHomeFindsItsFolderInTheAccountsHomeOrStateDirectory() throws {
+    #if !canImport(Darwin)
+      for environment in [[:], ["HOME": "/"], ["HOME": ""]] {
+        #expect(
+          try StandardLocation.data.directory(
+            for: "svc", environment: environment, accountHome: { "/nonexistent" }
+          ).path == "/nonexistent/.local/share/svc")
+      }
+      #expect(
+        try StandardLocation.data.directory(
+          for: "svc", environment: ["STATE_DIRECTORY": "/var/lib/svc:/var/lib/other"],
+          accountHome: { nil }
+        ).path == "/var/lib/svc/svc")
+      // XDG_DATA_HOME first, then STATE_DIRECTORY, then the home.
+      #expect(
+        try StandardLocation.data.directory(
+          for: "svc", environment: ["XDG_DATA_HOME": "/x", "STATE_DIRECTORY": "/s", "HOME": "/h"]
+        ).path == "/x/svc")
+      #expect(
+        try StandardLocation.cache.directory(
+          for: "svc", environment: ["CACHE_DIRECTORY": "/var/cache/svc", "HOME": "/h"]
+        ).path == "/var/cache/svc/svc")
     #endif
   }
 
@@ -219,15 +249,14 @@ import TypedDefaultsTestSupport
       #expect(read.standardOutput == "nil\n")
       #expect(!exists(home))
 
+      // With HOME `/`, the account's home, where nothing is created either.
+      let state = directory.file("state")
       let homeless = try runProduct(
         "SettingsProbe", ["first-hour", "app", "com.example.player", "get", "volume"],
-        environment: ["HOME": "/", "XDG_DATA_HOME": ""])
-      #expect(homeless.status == 2)
-      #expect(
-        homeless.standardError
-          == "SettingsProbe: Cannot use the folder '$XDG_DATA_HOME/com.example.player': No data "
-          + "folder is chosen: XDG_DATA_HOME is not set to an absolute path and HOME is '/'; set "
-          + "XDG_DATA_HOME to the folder (or HOME to a home, whose '.local/share' is used)\n")
+        environment: ["HOME": "/", "XDG_DATA_HOME": "", "STATE_DIRECTORY": state.path])
+      #expect(homeless.status == 0, "\(homeless.standardError)")
+      #expect(homeless.standardOutput == "nil\n")
+      #expect(!exists(state))
     #endif
   }
 }

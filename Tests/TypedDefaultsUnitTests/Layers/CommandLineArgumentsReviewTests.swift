@@ -53,8 +53,9 @@ private struct ArgumentSettings: SettingsGroup {
     #expect(settings.verbose)
     #expect(
       declared.map(\.message) == [
-        "The arguments layer's value true for 'token' can't be read as String; the layer leaves "
-          + "the key out, and the layers below it give the value"
+        "The arguments layer's option --token for 'token' has no value, which only a Bool "
+          + "setting's option may lack; the layer is passed over for it: the setting reads the "
+          + "persistent layer's value, saved"
       ])
     #expect(declared.map(\.kind) == [.layerValueRejected])
     // The form that gives a value starting with a dash.

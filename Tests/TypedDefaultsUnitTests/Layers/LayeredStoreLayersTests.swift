@@ -357,7 +357,9 @@ private struct SecretNumberSettings: SettingsGroup {
 
   // MARK: - Validated before applied
 
-  @Test func aNewValueTheDeclaredTypeCannotReadIsRefusedAndTheLayerKeepsItsLastValue() throws {
+  /// A value the setting refuses is passed over for the next layer's (issue 37): at open and on
+  /// a change alike, so a running service reads what a restarted one would.
+  @Test func aNewValueTheDeclaredTypeCannotReadIsPassedOverAsAtOpen() throws {
     let directory = try TemporaryDirectory()
     let config = LayerTestSource("config", ["volume": "loud"])
     let store = try LayeredPlistStore(
@@ -365,31 +367,32 @@ private struct SecretNumberSettings: SettingsGroup {
       layers: [.runtime, .persistent, .source(config)], options: Self.options)
     store.startWatching()
     defer { store.stopWatching() }
-    let settings = ServerSettings(backend: store)
-    // At open, no last value: the value is there, a read gives the default.
-    let (volume, _) = collectingDiagnostics { settings.volume }
+    let (settings, _) = collectingDiagnostics { ServerSettings(backend: store) }
+    // At open: passed over, and no layer below holds the key.
+    let (volume, read) = collectingDiagnostics { settings.volume }
     #expect(volume == 0.5)
-    #expect(store.explain("volume").unreadableLayer == "config")
+    #expect(read.isEmpty)
+    #expect(store.explain("volume").passedOver == ["config": "loud"])
     config.set(["volume": 0.7])
     #expect(settings.volume == 0.7)
     let received = Received<SettingsChange>()
     let token = store.observe(key: "volume") { received.append($0) }
     defer { token.cancel() }
     let ((), diagnostics) = collectingDiagnostics { config.set(["volume": "louder", "other": 1]) }
-    #expect(store.value(forKey: "volume", in: "config") == 0.7)
+    #expect(store.value(forKey: "volume", in: "config") == nil)
     #expect(store.value(forKey: "other") == 1)
-    #expect(settings.volume == 0.7)
-    #expect(received.all.isEmpty)
+    #expect(settings.volume == 0.5)
+    #expect(received.all.map(\.newValue) == [nil])
     #expect(diagnostics.map(\.kind) == [.layerValueRejected])
     #expect(diagnostics.first?.key == "volume")
     #expect(
       diagnostics.first?.message
-        == "The config layer's new value louder for 'volume' can't be read as Double; the layer "
-        + "keeps its last value, 0.7")
-    // A removal is always taken.
+        == "The config layer's value louder for 'volume' can't be read as Double; the layer is "
+        + "passed over for it: no other layer holds the key, so the setting reads its default")
+    // A removal is taken too.
     config.set([:])
     #expect(store.value(forKey: "volume") == nil)
-    #expect(received.all.map(\.newValue) == [nil])
+    #expect(store.explain("volume").passedOver.isEmpty)
   }
 
   /// A source reread for a change of another key (a mount's next `..data` swap, a managed
@@ -411,20 +414,20 @@ private struct SecretNumberSettings: SettingsGroup {
     }
     #expect(again.isEmpty)
     #expect(store.value(forKey: "other") == 2)
-    #expect(settings.volume == 0.7)
+    #expect(settings.volume == 0.5)
     // Another bad value is reported; so is the first one once it comes back after a good one.
     let ((), other) = collectingDiagnostics { config.set(["volume": "louder"]) }
     #expect(
       other.map(\.message) == [
-        "The config layer's new value louder for 'volume' can't be read as Double; the layer "
-          + "keeps its last value, 0.7"
+        "The config layer's value louder for 'volume' can't be read as Double; the layer is "
+          + "passed over for it: no other layer holds the key, so the setting reads its default"
       ])
     let ((), back) = collectingDiagnostics {
       config.set(["volume": 0.7])
       config.set(["volume": "loud"])
     }
     #expect(back.map(\.kind) == [.layerValueRejected])
-    #expect(settings.volume == 0.7)
+    #expect(settings.volume == 0.5)
   }
 
   @Test func aRefusedValueOfASecretLayerIsNotShownInTheDiagnostic() throws {
@@ -469,13 +472,14 @@ private struct SecretNumberSettings: SettingsGroup {
     }
     #expect(
       messages.contains(
-        "The environment layer's new value <secret> for 'pin' can't be read as Int; the layer "
-          + "still lacks the key"))
+        "The environment layer's text <secret> for 'pin' can't be read as Int; the layer is "
+          + "passed over for it: no other layer holds the key, so the setting reads its default"))
     #expect(messages.filter { $0.contains("<secret>") }.count == 4)
     #expect(
       messages.contains(
         "The environment layer's text 'eighty' for 'port' can't be read as Int (it is not an "
-          + "integer); the layer leaves the key out, and the layers below it give the value"))
+          + "integer); the layer is passed over for it: no other layer holds the key, so the "
+          + "setting reads its default"))
   }
 
   // MARK: - Text layers
@@ -512,7 +516,7 @@ private struct SecretNumberSettings: SettingsGroup {
     let ((), refused) = collectingDiagnostics {
       environment.set(["port": "nope", "verbose": "true", "ratio": "abc"])
     }
-    #expect(store.value(forKey: "port") == 9090)
+    #expect(store.value(forKey: "port") == nil)
     #expect(refused.map(\.kind) == [.layerValueRejected])
     #expect(refused.first?.message.contains("'port'") == true)
   }

@@ -32,9 +32,8 @@ private struct MountedSettings: SettingsGroup {
   /// setting's read (the `typeMismatch` diagnostic's message and stored value) when the declared
   /// type couldn't read it, though `explain` and the store's own diagnostics redacted it.
   ///
-  /// (A Secret mount's text that doesn't parse is left out of its layer; a source of typed
-  /// values keeps a wrong-typed value its layer held at open, which the setting reads as its
-  /// default.)
+  /// (A value the setting refuses is passed over, in any source's layer, and reported by the
+  /// store without it.)
   @Test func aSecretLayersUnreadableValueIsNotShownWhenTheSettingIsRead() throws {
     let directory = try TemporaryDirectory()
     let secrets = LayerTestSource("secrets", ["port": "hunter2"], holdsSecrets: true)
@@ -44,8 +43,9 @@ private struct MountedSettings: SettingsGroup {
     let (settings, declared) = collectingDiagnostics { MountedSettings(backend: store) }
     let (port, read) = collectingDiagnostics { settings.port }
     #expect(port == 80)
-    #expect(read.map(\.kind) == [.typeMismatch])
-    #expect(read.first?.storedValue == nil)
+    #expect(read.isEmpty)
+    #expect(declared.map(\.kind) == [.layerValueRejected])
+    #expect(declared.first?.storedValue == nil)
     for diagnostic in declared + read {
       #expect(!"\(diagnostic) \(diagnostic.message)".contains("hunter2"), "\(diagnostic)")
     }
@@ -131,8 +131,9 @@ private struct MountedSettings: SettingsGroup {
     #expect(store.layer(forKey: "port") == .persistent)
     #expect(
       declared.map(\.message) == [
-        "The environment layer's text 'eighty' for 'port' can't be read as Int (it is not an "
-          + "integer); the layer leaves the key out, and the layers below it give the value"
+        "The environment layer's text 'eighty' for 'port' (PLAYER_PORT) can't be read as Int (it "
+          + "is not an integer); the layer is passed over for it: the setting reads the "
+          + "persistent layer's value, 8080"
       ])
     #expect(declared.map(\.kind) == [.layerValueRejected])
   }
@@ -198,8 +199,9 @@ extension LayersReviewFindingsTests {
     let ((), diagnostics) = collectingDiagnostics { environment.set(["port": "eighty"]) }
     #expect(
       diagnostics.map(\.message) == [
-        "The environment layer's new value eighty for 'port' can't be read as Int (it is not an "
-          + "integer); the layer keeps its last value, 8080"
+        "The environment layer's text 'eighty' for 'port' can't be read as Int (it is not an "
+          + "integer); the layer is passed over for it: no other layer holds the key, so the "
+          + "setting reads its default"
       ])
   }
 }

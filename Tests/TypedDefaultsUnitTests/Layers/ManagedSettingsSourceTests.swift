@@ -306,8 +306,8 @@ private struct ManagedTestSettings: SettingsGroup {
     #expect(
       declared.map(\.message) == [
         "The managed layer's value loud for 'volume' in '\(managed.file.path)' can't be read as "
-          + "Double; the layer leaves the key out, so it isn't forced, and the layers below it "
-          + "give the value"
+          + "Double; the layer is passed over for it, so the key isn't forced: the setting reads "
+          + "the persistent layer's value, 0.8"
       ])
     #expect(declared.map(\.kind) == [.layerValueRejected])
     #expect(declared.first?.key == "volume")

@@ -57,7 +57,8 @@ extension PersistedPropertyListFile {
 extension SettingsDiagnostics {
   /// Reports a save made on a backend's own initiative (autosave, a debounced flush, exit) that
   /// failed, as a ``SettingsDiagnostic/Kind/saveFailed`` diagnostic, since no caller is there to
-  /// see it: the changes stay in memory for the next save.
+  /// see it: the changes stay in memory for the next save, or, once the process is ending (at
+  /// exit, on a termination signal), are lost, as the message then says.
   ///
   /// - Parameters:
   ///   - error: What the save threw.
@@ -66,6 +67,9 @@ extension SettingsDiagnostics {
     report(
       SettingsDiagnostic(
         kind: .saveFailed, key: nil, backend: backend,
-        message: "\(error); the changes stay in memory for the next save"))
+        message: "\(error); "
+          + (ExitHandlers.isEnding
+            ? "the process is ending, so the changes are lost"
+            : "the changes stay in memory for the next save")))
   }
 }
