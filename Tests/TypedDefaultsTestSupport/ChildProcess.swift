@@ -86,14 +86,19 @@ extension Process {
   /// started at the same moment (an etcd server a test keeps running) can inherit that socket and
   /// keep it open, and `waitUntilExit()` then waited for ever beside a zombie (a CI run timed out
   /// so, with another test's task spinning on the only other thread of the test pool).
-  package func waitForExit() -> Ending {
+  ///
+  /// - Parameter seconds: How long the child may take before it is killed (SIGKILL), so that a
+  ///   child that doesn't end fails its test (ending signalled by SIGKILL) rather than hanging it.
+  package func waitForExit(killingAfter seconds: Double = 600) -> Ending {
     #if canImport(Glibc)
       let child = processIdentifier
+      let deadline = Date().addingTimeInterval(seconds)
       var status: Int32 = 0
       while true {
         let reaped = waitpid(child, &status, WNOHANG)
         if reaped == child { break }
         if reaped < 0, errno != EINTR { return foundationsEnding() }  // Foundation reaped it
+        if Date() > deadline { kill(child, SIGKILL) }
         usleep(2_000)  // bounded polling of the child
       }
       // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift doesn't import as functions.
