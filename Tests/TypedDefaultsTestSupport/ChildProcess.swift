@@ -89,6 +89,7 @@ extension Process {
   ///
   /// - Parameter seconds: How long the child may take before it is killed (SIGKILL), so that a
   ///   child that doesn't end fails its test (ending signalled by SIGKILL) rather than hanging it.
+  /// - Returns: Its exit status, or the signal that ended it.
   package func waitForExit(killingAfter seconds: Double = 600) -> Ending {
     #if canImport(Glibc)
       let child = processIdentifier
