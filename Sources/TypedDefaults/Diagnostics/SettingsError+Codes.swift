@@ -22,7 +22,7 @@ extension SettingsError.Code {
   /// A write named a layer that is read-only.
   public static let readOnlyLayer = SettingsError.Code(rawValue: "readOnlyLayer")
   /// A standard folder can't be used: something else is in its place, its name isn't a folder
-  /// name, or (Linux) no variable or home chooses it (``StandardLocation``).
+  /// name, or (Linux) no variable or home chooses it (`StandardLocation`, in `TypedDefaultsLayers`).
   public static let directoryNotUsable = SettingsError.Code(rawValue: "directoryNotUsable")
   /// A migration step failed, or the recorded schema version can't be read
   /// (``SettingsMigrations/run(on:)``).

@@ -3,6 +3,7 @@ import Testing
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
+@testable import TypedDefaultsLayers
 
 /// The code only older or Apple systems run, compiled everywhere and checked here: the UTF-8
 /// validation of systems without `String(validating:as:)`, the parsing of CoreFoundation's

@@ -1,4 +1,5 @@
 import Foundation
+import TypedDefaults
 
 /// The standard per-user folders an app or tool keeps its files in, resolved for the platform and
 /// checked: an unusable folder is an error that names it.
