@@ -102,7 +102,7 @@ extension Setting where Value: Comparable {
   /// Declares a setting that accepts only values in a range, with an explicit default:
   /// `@Setting("volume", default: 0.8, in: 0...1, help: "Playback volume.") var volume: Double`.
   ///
-  /// See ``init(wrappedValue:_:in:secret:help:)`` for how the range is enforced.
+  /// See ``init(wrappedValue:_:in:clamping:secret:help:fileID:line:)`` for how the range is enforced.
   ///
   /// - Parameters:
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.
@@ -133,7 +133,7 @@ extension Setting where Value: Equatable {
   /// Declares a setting that accepts only some values, with its default as the property's initial
   /// value: `@Setting("codec", allowedValues: ["aac", "opus"]) var codec = "aac"`.
   ///
-  /// Enforced as a range is (see ``init(wrappedValue:_:in:secret:help:)``): a write of
+  /// Enforced as a range is (see ``init(wrappedValue:_:in:clamping:secret:help:fileID:line:)``): a write of
   /// another value is refused, a stored one reads as the default with a diagnostic. The values
   /// appear, as stored, as the `enum` of the model's ``SettingsSchema``. (An enum's cases need no
   /// list: a stored raw value that is no case already reads as the default, and the schema of a
@@ -161,7 +161,7 @@ extension Setting where Value: Equatable {
   /// Declares a setting that accepts only some values, with an explicit default:
   /// `@Setting("codec", default: "aac", allowedValues: ["aac", "opus"]) var codec: String`.
   ///
-  /// See ``init(wrappedValue:_:allowedValues:secret:help:)``.
+  /// See ``init(wrappedValue:_:allowedValues:secret:help:fileID:line:)``.
   ///
   /// - Parameters:
   ///   - key: The key in the backend; `nil` (the default) uses the property's name.

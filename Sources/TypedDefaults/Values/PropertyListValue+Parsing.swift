@@ -22,7 +22,7 @@ extension PropertyListValue {
   public enum TextKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Any text, as ``PropertyListValue/string(_:)``.
     case string
-    /// A decimal integer, as ``PropertyListValue/integer(_:)``.
+    /// A decimal integer, as ``PropertyListValue/integer(_:)-swift.enum.case``.
     case integer
     /// A floating-point number, as ``PropertyListValue/real(_:)``.
     case real

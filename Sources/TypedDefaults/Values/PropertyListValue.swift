@@ -144,7 +144,7 @@ extension PropertyListValue {
   public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// ``PropertyListValue/string(_:)``.
     case string
-    /// ``PropertyListValue/integer(_:)``.
+    /// ``PropertyListValue/integer(_:)-swift.enum.case``.
     case integer
     /// ``PropertyListValue/real(_:)``.
     case real
@@ -195,7 +195,7 @@ extension PropertyListValue {
     if case .bool(let value) = self { value } else { nil }
   }
 
-  /// The integer as an `Int`, if this value is an ``integer(_:)`` that fits; otherwise `nil`.
+  /// The integer as an `Int`, if this value is an ``integer(_:)-swift.enum.case`` that fits; otherwise `nil`.
   public var intValue: Int? {
     if case .integer(let value) = self { Int(exactly: value) } else { nil }
   }
@@ -247,7 +247,7 @@ extension PropertyListValue: ExpressibleByStringLiteral {
 }
 
 extension PropertyListValue: ExpressibleByIntegerLiteral {
-  /// Creates an ``integer(_:)`` value from an integer literal.
+  /// Creates an ``integer(_:)-swift.enum.case`` value from an integer literal.
   ///
   /// - Parameter value: The literal's value.
   public init(integerLiteral value: Int64) {

@@ -99,7 +99,7 @@ extension SettingValue where Self: FixedWidthInteger & Codable {
   ///
   /// Every value of every fixed-width integer type up to 64 bits is representable.
   ///
-  /// - Returns: ``PropertyListValue/integer(_:)``.
+  /// - Returns: ``PropertyListValue/integer(_:)-swift.enum.case``.
   /// - Throws: ``SettingsError/Code/valueNotRepresentable`` for a value outside
   ///   `Int64.min ... UInt64.max` (possible only for wider types).
   @inlinable
