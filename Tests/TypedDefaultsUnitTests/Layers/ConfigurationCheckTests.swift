@@ -16,22 +16,13 @@ private enum CheckedLogLevel: String, SettingValue, CaseIterable {
 
 /// The one place a service asks "is my configuration as declared?" (issue 37, item 5).
 @Suite struct ConfigurationCheckTests {
-  private static let options = LayeredPlistStore.Options(savesAtExit: false)
-
   private func makeStore(
     arguments: [String] = [], environment: [String: String] = [:],
     in directory: TemporaryDirectory
   ) throws -> LayeredPlistStore {
-    let keys = CheckedSettings(backend: InMemoryBackend()).allSettings.map(\.key)
-    return try LayeredPlistStore(
-      persistentFile: directory.file("data.plist"),
-      layers: [
-        .runtime,
-        .source(CommandLineArgumentsSource(arguments: arguments, keys: keys)),
-        .source(EnvironmentVariablesSource(prefix: "SVC_", keys: keys, environment: environment)),
-        .persistent,
-      ],
-      options: Self.options)
+    try serviceStore(
+      keys: CheckedSettings(backend: InMemoryBackend()).allSettings.map(\.key),
+      arguments: arguments, environment: environment, in: directory)
   }
 
   @Test func aConfigurationAsDeclaredPassesTheCheck() throws {

@@ -17,28 +17,21 @@ private struct ServiceSettings: SettingsGroup {
 @Suite struct RefusedLayerValueTests {
   private static let options = LayeredPlistStore.Options(savesAtExit: false)
 
-  /// A store of environment > data.plist > delivered (`port` 9000, `requestTimeout` 20).
+  /// A store of arguments > environment > data.plist > delivered (`port` 9000,
+  /// `requestTimeout` 20).
   private func store(
     environment: [String: String], arguments: [String] = [], in directory: TemporaryDirectory
   ) throws -> LayeredPlistStore {
     let delivered = directory.file("delivered.plist")
     try writePlist(["port": 9000, "requestTimeout": 20.0], to: delivered)
-    let keys = ServiceSettings(backend: InMemoryBackend()).allSettings.map(\.key)
-    return try LayeredPlistStore(
-      persistentFile: directory.file("data.plist"),
-      layers: [
-        .runtime,
-        .source(CommandLineArgumentsSource(arguments: arguments, keys: keys)),
-        .source(EnvironmentVariablesSource(prefix: "SVC_", keys: keys, environment: environment)),
-        .persistent, .delivered(delivered),
-      ],
-      options: Self.options)
+    return try serviceStore(
+      keys: ServiceSettings(backend: InMemoryBackend()).allSettings.map(\.key),
+      arguments: arguments, environment: environment, delivered: delivered, in: directory)
   }
 
-  /// Writes an XML property list.
-  private func writePlist(_ values: [String: Any], to url: URL) throws {
-    try PropertyListSerialization.data(fromPropertyList: values, format: .xml, options: 0)
-      .write(to: url)
+  /// Writes an XML property list, as a delivered file is.
+  private func writePlist(_ values: [String: PropertyListValue], to url: URL) throws {
+    try PropertyListFile(url: url).write(.dictionary(values), format: .xml)
   }
 
   // MARK: - At open
