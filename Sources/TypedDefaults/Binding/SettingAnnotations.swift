@@ -17,10 +17,10 @@ package final class SettingAnnotations: @unchecked Sendable {
   let maximum: PropertyListValue?
   /// Whether a value of the setting's type is accepted (the typed form of the constraint, which
   /// compares as the type does); `nil` when every value is.
-  let accepts: (@Sendable (Any) -> Bool)?
+  package let accepts: (@Sendable (Any) -> Bool)?
   /// For a range declared with `clamping: true`, the nearest value in the range to one outside
   /// it (the typed value in, the typed value out); `nil` when a value outside is refused.
-  let clamp: (@Sendable (Any) -> Any)?
+  package let clamp: (@Sendable (Any) -> Any)?
   /// Where the setting is declared (`MyApp/AppSettings.swift:12`), for messages about its values;
   /// `nil` when unknown.
   let declaration: String?
