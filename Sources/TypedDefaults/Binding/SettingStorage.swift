@@ -119,13 +119,13 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
       if let (kind, bits) = published {
         switch kind {
         case ScalarKind.absent.rawValue: return defaultValue
-        case ScalarKind.bool.rawValue: return converted(.bool(bits != 0)) ?? defaultValue
+        case ScalarKind.bool.rawValue: return convertedScalar(.bool(bits != 0))
         case ScalarKind.integer.rawValue:
-          return converted(.integer(.init(Int64(bitPattern: bits)))) ?? defaultValue
+          return convertedScalar(.integer(.init(Int64(bitPattern: bits))))
         case ScalarKind.unsignedInteger.rawValue:
-          return converted(.integer(.init(bits))) ?? defaultValue
+          return convertedScalar(.integer(.init(bits)))
         case ScalarKind.real.rawValue:
-          return converted(.real(Double(bitPattern: bits))) ?? defaultValue
+          return convertedScalar(.real(Double(bitPattern: bits)))
         default: break  // another kind of value: under the lock
         }
       }
@@ -199,6 +199,21 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   @usableFromInline
   final func cache(_ conversion: ConvertedValue<Value>) {
     withSlowState { $0.conversion = conversion }
+  }
+
+  /// A scalar read from a cell's words as `Value`, or the default: the conversion of a setting
+  /// with no range or allowed values is inlined into the read (for a `Double` read of a real, a
+  /// move), everything else goes out of line.
+  @inlinable @inline(__always)
+  final func convertedScalar(_ stored: PropertyListValue) -> Value {
+    if annotations == nil, let value = Value(propertyListValue: stored) { return value }
+    return convertedOrDefault(stored)
+  }
+
+  /// ``converted(_:)``, or the default: a scalar read's way out of line.
+  @usableFromInline @inline(never)
+  final func convertedOrDefault(_ stored: PropertyListValue) -> Value {
+    converted(stored) ?? defaultValue
   }
 
   /// The stored value as `Value`, or `nil` after reporting why it can't be read.

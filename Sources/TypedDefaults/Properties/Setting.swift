@@ -41,6 +41,20 @@
 @propertyWrapper
 public struct Setting<Value: SettingValue>: Sendable {
   @usableFromInline let storage: SettingStorage<Value>
+  /// The storage, unretained, for reads.
+  ///
+  /// A read through a class's property then loads one word and takes no reference (a retain and
+  /// release per read, which every reading thread writes to the same reference count).
+  /// `storage` keeps it alive for as long as the setting exists, and a reader holds the setting
+  /// (or the model holding it) for the length of its read.
+  @usableFromInline let unretainedStorage: Unmanaged<SettingStorage<Value>>
+
+  /// A setting over `storage`.
+  @inlinable
+  init(storage: SettingStorage<Value>) {
+    self.storage = storage
+    unretainedStorage = .passUnretained(storage)
+  }
 
   // MARK: - Declaring a setting in a model
 
@@ -68,7 +82,8 @@ public struct Setting<Value: SettingValue>: Sendable {
   public init(
     wrappedValue: Value, _ key: String? = nil, secret: Bool = false, help: String? = nil
   ) {
-    storage = FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: nil)
+    self.init(
+      storage: FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: nil))
     if secret || help != nil { declare(secret: secret, help: help) }
   }
 
@@ -86,7 +101,8 @@ public struct Setting<Value: SettingValue>: Sendable {
   public init(
     _ key: String? = nil, default defaultValue: Value, secret: Bool = false, help: String? = nil
   ) {
-    storage = FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: nil)
+    self.init(
+      storage: FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: nil))
     if secret || help != nil { declare(secret: secret, help: help) }
   }
 
@@ -105,7 +121,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - makeDefault: Returns the value to show while nothing readable is stored.
   @inlinable
   public init(_ key: String? = nil, default makeDefault: @escaping @Sendable () -> Value) {
-    storage = SettingStorage(key: key, makeDefault: makeDefault, backend: nil)
+    self.init(storage: SettingStorage(key: key, makeDefault: makeDefault, backend: nil))
   }
 
   /// Marks the setting secret and records its help text, before it can be shared.
@@ -154,7 +170,8 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - backend: The backend to read and write.
   @inlinable
   public init(wrappedValue: Value, _ key: String, backend: any SettingsBackend) {
-    storage = FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: backend)
+    self.init(
+      storage: FixedDefaultSettingStorage(key: key, defaultValue: wrappedValue, backend: backend))
   }
 
   /// Declares a setting attached to a backend of its own, with an explicit default.
@@ -165,7 +182,8 @@ public struct Setting<Value: SettingValue>: Sendable {
   ///   - backend: The backend to read and write.
   @inlinable
   public init(_ key: String, default defaultValue: Value, backend: any SettingsBackend) {
-    storage = FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: backend)
+    self.init(
+      storage: FixedDefaultSettingStorage(key: key, defaultValue: defaultValue, backend: backend))
   }
 
   // MARK: - Value
@@ -175,7 +193,7 @@ public struct Setting<Value: SettingValue>: Sendable {
   /// Assigning stores the value (`nil` removes the key).
   @inlinable
   public var wrappedValue: Value {
-    get { storage.read() }
+    get { unretainedStorage._withUnsafeGuaranteedRef { $0.read() } }
     nonmutating set { storage.writeReportingFailure(newValue) }
   }
 
@@ -304,7 +322,7 @@ extension Setting where Value: ExpressibleByNilLiteral {
   ///   - help: What the setting does, in a sentence, for people (see ``help``); `nil` for none.
   @inlinable
   public init(_ key: String? = nil, secret: Bool = false, help: String? = nil) {
-    storage = FixedDefaultSettingStorage(key: key, defaultValue: nil, backend: nil)
+    self.init(storage: FixedDefaultSettingStorage(key: key, defaultValue: nil, backend: nil))
     if secret || help != nil { declare(secret: secret, help: help) }
   }
 }
