@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// One key's slot in a backend's storage.
@@ -18,14 +19,20 @@ package class ValueCell: @unchecked Sendable {
   // would add to these class properties are redundant, and they would double the cost of a read.
   /// The key's current value; every change is also published to a ``ScalarValueCell``'s words.
   @exclusivity(unchecked) @usableFromInline package final var value: PropertyListValue? {
-    didSet { publish() }
+    didSet {
+      if conversion != nil { conversion = nil }
+      publish()
+    }
   }
   /// A setting's conversion of `value` to its type (a ``ConvertedValue``), kept so that reading a
-  /// stored array or dictionary again costs no conversion.
+  /// value that isn't a scalar (a string, a date, an array…) again costs no conversion and, in a
+  /// ``ScalarValueCell``, no lock.
   ///
   /// Every change of `value` empties it, and it is only set while `value` is still the value it was
   /// converted from, so whenever it is present it is a conversion of the current value.
-  @exclusivity(unchecked) @usableFromInline package final var conversion: AnyObject?
+  @exclusivity(unchecked) @usableFromInline package final var conversion: AnyObject? {
+    didSet { conversionReplaced(withExtendedLifetime: oldValue) }
+  }
   /// The observers of this key, in the order they registered.
   ///
   /// A write offers its change to each (``ObserverClaims/offer(_:to:_:)``) in the critical section
@@ -60,6 +67,14 @@ package class ValueCell: @unchecked Sendable {
   ///
   /// Called under the owning backend's lock, after each change of `value`.
   func publish() {}
+
+  /// Publishes `conversion` where lock-free readers look, and returns once no reader can still
+  /// be reading `old`, which the caller then releases; nothing in a plain cell.
+  ///
+  /// Called under the owning backend's lock, after each change of `conversion`.
+  ///
+  /// - Parameter old: The conversion replaced, kept alive until this returns.
+  func conversionReplaced(withExtendedLifetime old: AnyObject?) {}
 }
 
 /// A cell that also keeps its value, when it is a scalar, in two atomic words that a reader
@@ -77,6 +92,19 @@ package class ValueCell: @unchecked Sendable {
 /// atomic, so the scheme is free of data races by the language's rules and ThreadSanitizer
 /// checks it as such (`Tests/TypedDefaultsUnitTests/Properties/LockFreeReadTests.swift`). No
 /// memory needs reclaiming: the words hold bits, never references.
+///
+/// A value that isn't a scalar is read, without the lock too, from its ``ValueCell/conversion``,
+/// which the cell also publishes, unretained, in `publishedConversion`. That pointer's object can
+/// be released by a writer while a reader is about to use it, so its reclamation is guarded by
+/// counts of readers in two halves (the left-right technique): a reader counts itself on the
+/// side `readerSide` names, loads the pointer, copies the converted value out of the object
+/// (taking its own reference to what the value holds), and uncounts itself. A writer, holding the
+/// backend's lock, stores the new pointer, waits for the other side's readers to leave, moves
+/// `readerSide` there, waits for the first side's readers to leave, and only then may the old
+/// object be released. The steps are sequentially consistent, so a reader that loaded the old
+/// pointer was counted before the writer read the counts, and the writer waits for it; and no
+/// reader that begins during a wait counts itself on the side waited for, so a hot key can't keep
+/// a writer waiting (Docs/Design.md, "Performance", argues it in full).
 // @unchecked Sendable: the base class's fields are behind the backend's lock; the rest atomics.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 @usableFromInline
@@ -86,6 +114,68 @@ final class ScalarValueCell: ValueCell, @unchecked Sendable {
   @usableFromInline let sequence = Atomic<UInt64>(0)
   /// The scalar's bits, as ``ScalarKind`` says.
   @usableFromInline let payload = Atomic<UInt64>(0)
+  /// ``ValueCell/conversion``, unretained (`conversion` keeps it alive), for lock-free readers.
+  @usableFromInline let publishedConversion = Atomic<UnsafeMutableRawPointer?>(nil)
+  /// Which of the two counts of readers a reader adds itself to: 0 or 1.
+  @usableFromInline let readerSide = Atomic<Int>(0)
+  /// How many readers that took side 0 are between loading `publishedConversion` and copying
+  /// out of it.
+  @usableFromInline let readersOnSide0 = Atomic<Int>(0)
+  /// The same for side 1.
+  @usableFromInline let readersOnSide1 = Atomic<Int>(0)
+
+  override func conversionReplaced(withExtendedLifetime old: AnyObject?) {
+    let new = conversion.map { Unmanaged.passUnretained($0).toOpaque() }
+    publishedConversion.store(new, ordering: .sequentiallyConsistent)
+    guard let old else { return }
+    withExtendedLifetime(old) {
+      // Readers on the other side are stragglers of an earlier change (no new reader takes it);
+      // then new readers are sent there, and this side's stragglers drain. Neither wait can be
+      // prolonged by readers that begin after it does.
+      let side = readerSide.load(ordering: .sequentiallyConsistent)
+      waitForReaders(onSide: 1 - side)
+      readerSide.store(1 - side, ordering: .sequentiallyConsistent)
+      waitForReaders(onSide: side)
+    }
+  }
+
+  /// Returns once no reader counted on `side` is left.
+  private func waitForReaders(onSide side: Int) {
+    while readers(onSide: side) != 0 { sched_yield() }
+  }
+
+  /// How many readers are counted on `side` now.
+  private func readers(onSide side: Int) -> Int {
+    side == 0
+      ? readersOnSide0.load(ordering: .sequentiallyConsistent)
+      : readersOnSide1.load(ordering: .sequentiallyConsistent)
+  }
+
+  /// Runs `body` on the published conversion, without the backend's lock, and returns what it
+  /// returns; `nil` if no conversion is published.
+  ///
+  /// `body` must copy what it needs out of the object: the object may be released as soon as
+  /// this returns.
+  @inlinable @inline(__always)
+  func withPublishedConversion<Result>(_ body: (AnyObject) -> Result?) -> Result? {
+    let side = readerSide.load(ordering: .sequentiallyConsistent)
+    if side == 0 {
+      readersOnSide0.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    } else {
+      readersOnSide1.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+    defer {
+      if side == 0 {
+        readersOnSide0.wrappingSubtract(1, ordering: .releasing)
+      } else {
+        readersOnSide1.wrappingSubtract(1, ordering: .releasing)
+      }
+    }
+    guard let pointer = publishedConversion.load(ordering: .sequentiallyConsistent) else {
+      return nil
+    }
+    return Unmanaged<AnyObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+  }
 
   override func publish() {
     let (kind, bits) = ScalarKind.of(value)

@@ -17,7 +17,7 @@ package final class SettingAnnotations: @unchecked Sendable {
   let maximum: PropertyListValue?
   /// Whether a value of the setting's type is accepted (the typed form of the constraint, which
   /// compares as the type does); `nil` when every value is.
-  package let accepts: (@Sendable (Any) -> Bool)?
+  @usableFromInline package let accepts: (@Sendable (Any) -> Bool)?
   /// For a range declared with `clamping: true`, the nearest value in the range to one outside
   /// it (the typed value in, the typed value out); `nil` when a value outside is refused.
   package let clamp: (@Sendable (Any) -> Any)?

@@ -141,17 +141,33 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     return read(from: override)
   }
 
-  /// ``read()`` of what isn't published in atomic words: a value read under the backend's lock
-  /// from the key's cell (a converted array or dictionary cached in the cell), or by key from a
-  /// backend without cells.
+  /// ``read()`` of what isn't published in atomic words: the conversion of the current value an
+  /// earlier read left in the key's cell, read without a lock where the cell publishes it
+  /// (``ScalarValueCell/withPublishedConversion(_:)``) and under the backend's lock elsewhere;
+  /// else the value read under the lock and converted, its conversion left in the cell for the
+  /// next read; or, from a backend without cells, the value read by key.
+  ///
+  /// A cell's conversion is shared by the settings of the key, so a setting declared with a range
+  /// or allowed values, which may refuse what another setting of the key reads, neither uses nor
+  /// leaves one: it converts under the lock on every read.
   ///
   /// Observation has already been told of the read.
   @inlinable @inline(never)
   final func readUnderLock() -> Value {
+    let sharesConversions = annotations?.accepts == nil
+    if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *),
+      sharesConversions, let readCell,
+      let value = readCell._withUnsafeGuaranteedRef({
+        unsafeDowncast($0, to: ScalarValueCell.self).withPublishedConversion { object -> Value? in
+          guard type(of: object) == ConvertedValue<Value>.self else { return nil }
+          return unsafeDowncast(object, to: ConvertedValue<Value>.self).value
+        }
+      })
+    {
+      return value
+    }
     guard let cellBackend, let cell else { return read(from: boundTarget) }
-    // A type stored as an array or dictionary first looks for its conversion of the current
-    // value, left in the cell by an earlier read: one lock, no conversion.
-    if storesContainers, let conversion = cellBackend.conversion(in: cell),
+    if sharesConversions, let conversion = cellBackend.conversion(in: cell),
       type(of: conversion) == ConvertedValue<Value>.self
     {
       return unsafeDowncast(conversion, to: ConvertedValue<Value>.self).value
@@ -159,13 +175,24 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     guard let stored = cellBackend.value(in: cell) else { return defaultValue }
     guard let value = converted(stored) else { return defaultValue }
     switch stored {
-    case .array, .dictionary:
+    case _ where !sharesConversions || !Self.conversionIsAValue, .bool, .integer, .real:
+      break  // a scalar is read from the cell's atomic words
+    default:
       cellBackend.setConversion(
         ConvertedValue(source: stored, value: value), in: cell, ifValueIs: stored)
-    default:
-      break
     }
     return value
+  }
+
+  /// Whether a conversion of a stored value to `Value` may be kept and handed to every read: not
+  /// for a class, or a value holding an object the reader may change (``Archived``, which also
+  /// decodes anew so that a change of `NSKeyedUnarchiver`'s class mapping is obeyed), whose reads
+  /// must each get an object of their own.
+  @usableFromInline
+  static var conversionIsAValue: Bool {
+    var type: Any.Type = Value.self
+    while let optional = type as? any OptionalProtocol.Type { type = optional.wrappedType }
+    return !(type is AnyObject.Type) && !(type is any ConvertsAnew.Type)
   }
 
   /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a
@@ -176,7 +203,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   final func read(from backend: any SettingsBackend) -> Value {
     guard let stored = backend.value(forKey: targetKey) else { return defaultValue }
     switch stored {
-    case .array, .dictionary:
+    case .array where Self.conversionIsAValue, .dictionary where Self.conversionIsAValue:
       if let cached = cachedConversion(of: stored) { return cached }
       guard let value = converted(stored) else { return defaultValue }
       cache(ConvertedValue(source: stored, value: value))

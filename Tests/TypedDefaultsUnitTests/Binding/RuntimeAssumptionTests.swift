@@ -47,29 +47,37 @@ private final class HashCountingSubject: Observable, @unchecked Sendable {
 }
 
 @Suite struct RuntimeAssumptionTests {
-  // MARK: - A Setting is one reference
+  // MARK: - A Setting begins with one reference to its storage
 
   private func expectOneReference<Value: SettingValue>(
     _ setting: Setting<Value>, sourceLocation: SourceLocation = #_sourceLocation
   ) {
     let why =
-      "Setting<\(Value.self)> is no longer exactly one reference to its storage: "
-      + "SettingsReflection.bind loads an Unmanaged<UntypedSettingStorage> at each setting's field "
-      + "offset (Binding/SettingsReflection.swift), which now reads the wrong bytes. Keep "
-      + "`storage` the wrapper's only stored property, or bind through MirrorDiscovery instead"
+      "Setting<\(Value.self)> no longer begins with its one owning reference to its storage, "
+      + "followed by the same address unretained: SettingsReflection.bind loads an "
+      + "Unmanaged<UntypedSettingStorage> at each setting's field offset "
+      + "(Binding/SettingsReflection.swift), which now reads the wrong bytes. Keep `storage` the "
+      + "wrapper's first stored property, or bind through MirrorDiscovery instead"
     #expect(
-      MemoryLayout<Setting<Value>>.size == MemoryLayout<UnsafeRawPointer>.size, "\(why)",
+      MemoryLayout<Setting<Value>>.size == 2 * MemoryLayout<UnsafeRawPointer>.size, "\(why)",
       sourceLocation: sourceLocation)
     #expect(
       MemoryLayout<Setting<Value>>.alignment == MemoryLayout<UnsafeRawPointer>.alignment,
       "\(why)", sourceLocation: sourceLocation)
-    let loaded = withUnsafeBytes(of: setting) {
-      $0.load(as: Unmanaged<UntypedSettingStorage>.self).takeUnretainedValue()
+    let (first, second) = withUnsafeBytes(of: setting) {
+      (
+        $0.load(as: Unmanaged<UntypedSettingStorage>.self).takeUnretainedValue(),
+        $0.load(
+          fromByteOffset: MemoryLayout<UnsafeRawPointer>.size,
+          as: Unmanaged<UntypedSettingStorage>.self
+        ).takeUnretainedValue()
+      )
     }
-    #expect(loaded === setting.storage, "\(why)", sourceLocation: sourceLocation)
+    #expect(first === setting.storage, "\(why)", sourceLocation: sourceLocation)
+    #expect(second === setting.storage, "\(why)", sourceLocation: sourceLocation)
   }
 
-  @Test func aSettingOfEveryKindOfValueIsOneReferenceToItsStorage() {
+  @Test func aSettingOfEveryKindOfValueBeginsWithOneReferenceToItsStorage() {
     expectOneReference(Setting(wrappedValue: 1))
     expectOneReference(Setting(wrappedValue: 0.5))
     expectOneReference(Setting(wrappedValue: true))

@@ -15,6 +15,8 @@ private struct Scalars: SettingsGroup {
   @Setting var ratio = 0.0
   @Setting var mode = Mode.off
   @Setting var name = ""
+  @Setting var tags: [String] = []
+  @Setting var when = Date(timeIntervalSinceReferenceDate: 0)
 
   enum Mode: Int, SettingValue { case off, on, auto }
 }
@@ -159,5 +161,143 @@ private struct Scalars: SettingsGroup {
     #expect(problems.withLock { $0 } == [])
     #expect(settings.ratio == Double(writes) + 0.5)
     #expect(readsDone.withLock { $0 } >= readers)
+  }
+
+  /// A value that isn't a scalar (a string, an array, a date) is read from the conversion an
+  /// earlier read left in the cell, without the lock: every way the value changes empties it, so
+  /// the next read is of the new value.
+  @Test func everyPathThatChangesAValueIsSeenByTheLockFreeReferenceRead() throws {
+    let folder = try TemporaryDirectory()
+    let memory = InMemoryBackend()
+    let settings = Scalars(backend: memory)
+    settings.name = "a value long enough to be stored on the heap"
+    #expect(settings.name == "a value long enough to be stored on the heap")
+    #expect(settings.name == "a value long enough to be stored on the heap")
+    try memory.setValue("two", forKey: "name")
+    #expect(settings.name == "two")
+    try memory.updateValues { values in values["name"] = "three" }
+    #expect(settings.name == "three")
+    memory.removeValue(forKey: "name")
+    #expect(settings.name == "")
+    settings.tags = ["x", "y"]
+    #expect(settings.tags == ["x", "y"])
+    settings.$tags.reset()
+    #expect(settings.tags == [])
+    settings.when = Date(timeIntervalSinceReferenceDate: 5)
+    #expect(settings.when == Date(timeIntervalSinceReferenceDate: 5))
+    try memory.setValue(.date(Date(timeIntervalSinceReferenceDate: 6)), forKey: "when")
+    #expect(settings.when == Date(timeIntervalSinceReferenceDate: 6))
+
+    let file = folder.file("data.plist")
+    let bundled = folder.file("Info.plist")
+    try PropertyListFile(url: bundled).write(["name": "bundled"], format: .xml)
+    let store = try LayeredPlistStore(
+      persistentFile: file, bundledFile: bundled, options: .init(savesAtExit: false))
+    let layered = Scalars(backend: store)
+    #expect(layered.name == "bundled")
+    layered.name = "saved"
+    #expect(layered.name == "saved")
+    try store.save()
+    try PropertyListFile(url: file).write(["name": "from another process"], format: .xml)
+    try store.reload()
+    #expect(layered.name == "from another process")
+    try store.updateValues { values in values["name"] = "updated" }
+    #expect(layered.name == "updated")
+    store.removeValue(forKey: "name")
+    #expect(layered.name == "bundled")
+  }
+
+  /// Two settings of one key share the cell's conversion only when neither judges the value: a
+  /// setting with allowed values reads its default for a value it refuses, even right after
+  /// another setting of the key read that value and left its conversion in the cell.
+  @Test func aSettingThatRefusesAValueNeverReadsAnotherSettingsConversionOfIt() {
+    struct Plain: SettingsGroup {
+      @Setting("tier") var tier = "free"
+    }
+    struct Judged: SettingsGroup {
+      @Setting("tier", allowedValues: ["free", "pro"]) var tier = "free"
+    }
+    let backend = InMemoryBackend()
+    let plain = Plain(backend: backend)
+    let judged = Judged(backend: backend)
+    try? backend.setValue("enterprise", forKey: "tier")
+    SettingsDiagnostics.withHandler({ _ in }) {
+      #expect(plain.tier == "enterprise")
+      #expect(judged.tier == "free")
+      #expect(plain.tier == "enterprise")
+      #expect(judged.tier == "free")
+    }
+    plain.tier = "pro"
+    #expect(judged.tier == "pro")
+    #expect(plain.tier == "pro")
+  }
+
+  /// Eight readers of a heap string and an array, read without the lock, see only whole values
+  /// written, in order.
+  ///
+  /// One writer writes strings and arrays 1…n in order, each on the heap, while 8 readers read the
+  /// `String` and `[String]` settings without the lock: each read is a value written, whole (the
+  /// string and the array agree with themselves), never one released under the reader (which
+  /// ThreadSanitizer and the allocator would catch), each reader's reads never go back, and a read
+  /// begun after the reader saw the writer finish writing `k` is at least `k`. The readers read
+  /// without a pause for as long as the writer writes, and the writer still finishes.
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  @Test(arguments: ["InMemoryBackend", "LayeredPlistStore"])
+  func contendedReferenceReadsSeeOnlyWholeValuesWrittenAndNeverAnOlderOne(
+    _ backendName: String
+  )
+    throws
+  {
+    let folder = try TemporaryDirectory()
+    let backend = try Self.backends(in: folder).first { $0.0 == backendName }!.1
+    let settings = Scalars(backend: backend)
+    let writes = 5_000
+    let readers = 8
+    let finished = Atomic<Int>(0)
+    let problems = Locked<[String]>([])
+    let done = DispatchGroup()
+    /// The number a written string holds, or `nil` if it isn't one the writer wrote.
+    @Sendable func number(in name: String) -> Int? {
+      let prefix = "a value long enough for the heap, number "
+      guard name.hasPrefix(prefix) else { return name.isEmpty ? 0 : nil }
+      return Int(name.dropFirst(prefix.count))
+    }
+    for reader in 0..<readers {
+      done.enter()
+      Thread {
+        defer { done.leave() }
+        var previous = 0
+        var found: [String] = []
+        while true {
+          let seen = finished.load(ordering: .acquiring)
+          let read: Int?
+          if reader.isMultiple(of: 2) {
+            read = number(in: settings.name)
+          } else {
+            let tags = settings.tags
+            read = tags.isEmpty ? 0 : (tags.count == 2 && tags[0] == tags[1] ? Int(tags[0]) : nil)
+          }
+          guard let read else {
+            found.append("a value never written")
+            break
+          }
+          if read < previous { found.append("read \(read) after \(previous)") }
+          if read < seen { found.append("read \(read) after the write of \(seen) returned") }
+          previous = read
+          if seen == writes || found.count > 10 { break }
+        }
+        let collected = found
+        problems.withLock { $0 += collected }
+      }.start()
+    }
+    for k in 1...writes {
+      try backend.setValue(.string("a value long enough for the heap, number \(k)"), forKey: "name")
+      try backend.setValue([.string("\(k)"), .string("\(k)")], forKey: "tags")
+      finished.store(k, ordering: .releasing)
+    }
+    done.wait()
+    #expect(problems.withLock { $0 } == [])
+    #expect(number(in: settings.name) == writes)
+    #expect(settings.tags == ["\(writes)", "\(writes)"])
   }
 }
