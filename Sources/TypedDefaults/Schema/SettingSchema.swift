@@ -58,7 +58,7 @@ public struct SettingSchema: Sendable, Hashable {
       case .date: self = .date
       case .data: self = .data
       case .array(let elements): self = .array(of: Shape.common(elements))
-      case .dictionary(let entries): self = .dictionary(of: Shape.common(entries.values))
+      case .dictionary(let entries): self = .dictionary(of: Shape.common(Array(entries.values)))
       }
     }
 
@@ -78,7 +78,8 @@ public struct SettingSchema: Sendable, Hashable {
       }
     }
 
-    private static func common(_ values: some Collection<PropertyListValue>) -> Shape {
+    // Not generic: a specialization for each collection type cost every app 13 KB of code.
+    private static func common(_ values: [PropertyListValue]) -> Shape {
       guard let first = values.first.map(Shape.init(of:)) else { return .any }
       return values.allSatisfy { Shape(of: $0) == first } ? first : .any
     }
