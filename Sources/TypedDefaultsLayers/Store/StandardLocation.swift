@@ -23,8 +23,10 @@ import TypedDefaults
 /// Finding a folder creates nothing and needs no write permission, so a program that only reads
 /// its settings starts with a read-only or missing folder. A `LayeredPlistStore` opened in a
 /// missing folder reads no values and creates the folder, readable by its owner only (0700), with
-/// any missing folder above it, at its first save; a save into a folder that can't be written
-/// fails with an error naming the folder and the cause, and keeps the changes for a later save.
+/// any missing folder above it, at its first save, but never a home that doesn't exist (root
+/// with `HOME=/nonexistent`); a save into a folder that can't be written or created fails with
+/// an error naming the folder, the cause and the variables that choose it, and keeps the
+/// changes for a later save.
 ///
 /// ```swift
 /// let folder = try StandardLocation.data.directory(for: "com.example.player")
