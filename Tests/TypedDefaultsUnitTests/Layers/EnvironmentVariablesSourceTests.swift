@@ -117,7 +117,8 @@ import TypedDefaultsTestSupport
       .unknownEnvironmentVariable,
       reason: "The environment variable SVC_COLOUR has the prefix SVC_ but names no setting")
     let keyed = EnvironmentVariablesSource(
-      prefix: "SVC", keys: ["port", "logLevel"], environment: environment).read()
+      prefix: "SVC", keys: ["port", "logLevel"], environment: environment
+    ).read()
     #expect(keyed.values == ["logLevel": "debug"])
     #expect(keyed.problems == [unknownColour])
     let keyless = EnvironmentVariablesSource(prefix: "SVC", environment: environment).read()
