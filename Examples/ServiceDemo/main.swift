@@ -43,19 +43,20 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
   exit(status)
 }
 
-// The demo's own options come out before the arguments layer reads the rest.
-var arguments = Array(CommandLine.arguments.dropFirst())
-/// Removes `name` and its value from `arguments`, returning the value.
-func takeOption(_ name: String, from arguments: inout [String]) -> String? {
+// The demo's own options, read here; the arguments layer is told they are the demo's, and
+// leaves them (and their values) alone.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let ownOptions: Set<String> = ["--config", "--requests"]
+/// The value after the demo's option `name`.
+func option(_ name: String) -> String? {
   guard let index = arguments.firstIndex(of: name) else { return nil }
   guard index + 1 < arguments.count else { fail("\(name) needs a value") }
-  defer { arguments.removeSubrange(index...(index + 1)) }
   return arguments[index + 1]
 }
-guard let configFolder = takeOption("--config", from: &arguments) else {
+guard let configFolder = option("--config") else {
   fail("usage: ServiceDemo --config DIR [--requests N] [SETTING OPTIONS]")
 }
-let requests = Int(takeOption("--requests", from: &arguments) ?? "3") ?? 3
+let requests = Int(option("--requests") ?? "3") ?? 3
 
 // Diagnostics, one line each, on standard error.
 SettingsDiagnostics.handler = SettingsDiagnostics.standardErrorHandler
@@ -64,7 +65,9 @@ do {
   // Where data.plist goes: found, not created (a service that only reads never needs it).
   let folder = try StandardLocation.data.directory(for: "service-demo")
   let keys = ServiceSettings(backend: InMemoryBackend()).allSettings.map(\.key)
-  let commandLine = CommandLineArgumentsSource(arguments: arguments, keys: keys)
+  let commandLine = CommandLineArgumentsSource(
+    arguments: arguments, keys: keys, appOptionsTakingAValue: ownOptions,
+    takesPositionalArguments: false)
   let store = try LayeredPlistStore(
     persistentFile: folder.appending(path: "data.plist"),
     layers: [

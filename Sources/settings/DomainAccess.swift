@@ -39,16 +39,7 @@ extension Domain {
       return try Self.readDictionary(url)
     case .layered:
       guard let store = try openLayeredStore() else { return nil }
-      var values = store.dictionaryRepresentation()
-      if hidingSecrets {
-        for key in values.keys {
-          let provenance = store.explain(key)
-          if let source = provenance.source, provenance.hidesValue(in: source) {
-            values[key] = .string(LayeredPlistStore.Provenance.secretPlaceholder)
-          }
-        }
-      }
-      return values
+      return Self.values(of: store, hidingSecrets: hidingSecrets)
     case .unresolved:
       return nil
     case .suite(let suite):
@@ -57,6 +48,28 @@ extension Domain {
       guard try Self.readDictionary(Self.suiteFile(suite)) != nil else { return nil }
       return UserDefaultsBackend(suiteName: suite).dictionaryRepresentation()
     }
+  }
+
+  /// A layered store's merged view: the value of each key that wins.
+  ///
+  /// - Parameters:
+  ///   - store: The store (``openLayeredStore()``).
+  ///   - hidingSecrets: Whether a value that comes from a layer holding secrets is `<secret>`
+  ///     (see ``readValues(hidingSecrets:)``).
+  /// - Returns: The values.
+  static func values(
+    of store: LayeredPlistStore, hidingSecrets: Bool
+  ) -> [String: PropertyListValue] {
+    var values = store.dictionaryRepresentation()
+    if hidingSecrets {
+      for key in values.keys {
+        let provenance = store.explain(key)
+        if let source = provenance.source, provenance.hidesValue(in: source) {
+          values[key] = .string(LayeredPlistStore.Provenance.secretPlaceholder)
+        }
+      }
+    }
+    return values
   }
 
   /// Whether the domain exists: its file does, or for a layered store, the app's record of its
@@ -68,6 +81,13 @@ extension Domain {
   /// Opens a layered store folder's store with every layer the tool can open, after checking its
   /// property-list files read.
   ///
+  /// Where the app wrote its schema, the store learns it, so that it judges each layer's value
+  /// as the app's store does (issue 37): a text layer's text (an environment variable, a
+  /// ConfigMap file) is read as the declared type, and a value the setting refuses is passed
+  /// over for the next layer's (`Provenance.passedOver`). What `read` and `explain` show is then
+  /// what the app reads. The store's report of each value passed over is not a warning here:
+  /// `read` and `explain` show it in their output.
+  ///
   /// - Returns: The store, or `nil` if the folder holds no record of the app's layers and none
   ///   of its files.
   func openLayeredStore() throws(Failure) -> LayeredPlistStore? {
@@ -77,7 +97,16 @@ extension Domain {
       if try Self.readDictionary(file) != nil { found = true }
     }
     guard found else { return nil }
-    return try Self.openStore(files)
+    let store = try Self.openStore(files)
+    if let schema = try schema() {
+      let warn = SettingsDiagnostics.handler
+      SettingsDiagnostics.withHandler({ diagnostic in
+        if diagnostic.kind != .layerValueRejected { warn(diagnostic) }
+      }) {
+        store.learn(schema)
+      }
+    }
+    return store
   }
 
   /// Opens the domain for writing: the store or suite that `write`, `delete` and `import` change.

@@ -70,6 +70,37 @@ extension SettingsToolTests {
         "\(explained)")
     }
 
+    /// With the app's schema, a fleet value the service refuses is shown passed over, never as
+    /// read (issue 37, item 6).
+    @Test func aFleetValueTheServiceRefusesIsShownPassedOverNotAsRead() throws {
+      let schema = SettingsSchema(
+        title: "Fleet",
+        settings: [
+          SettingSchema(
+            key: "maxBitrate", typeName: "Int", shape: .integer, defaultValue: 320,
+            minimum: 1, maximum: 5000)
+        ])
+      try schema.write(nextTo: folder.appendingPathComponent("data.plist"))
+      let read = try tool.settings(["read", folder.path, "maxBitrate"])
+      #expect(read.standardOutput == "320 (declared default)\n")
+      #expect(
+        read.standardError
+          == "settings: warning: The fleet layer's text '8000' for 'maxBitrate' (EtcdSource(fleet: "
+          + "'\(prefix)' at \(server.endpoint.absoluteString))) is not allowed (the setting accepts "
+          + "in 1...5000); the layer is passed over for it: no other layer holds the key, so the "
+          + "setting reads its default\n")
+      let explained = try tool.settings(["explain", folder.path, "maxBitrate"]).standardOutput
+      let width = max(origin.count, "data.plist.schema.json".count)
+      #expect(
+        explained == """
+          maxBitrate (Int, 1...5000)
+            \(tool.pad("persistent", "data.plist", width)) -
+            \(tool.pad("fleet", origin, width)) 8000   <- passed over: is not allowed (the setting accepts in 1...5000)
+            \(tool.pad("declared", "data.plist.schema.json", width)) 320   <- wins (declared default)
+
+          """)
+    }
+
     @Test func watchPrintsEachChangeOfTheFleet() throws {
       let printed = try tool.watching([folder.path, "maxBitrate"]) { read in
         try server.put(prefix + "maxBitrate", "9000")

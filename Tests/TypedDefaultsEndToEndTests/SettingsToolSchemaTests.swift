@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsLayers
 import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
@@ -385,5 +386,117 @@ extension SettingsToolTests {
     try succeed(["write", suite, "volume", "-float", "0.4"])
     try expect(["read", suite, "volume"], prints: "0.4\n")
     try expect(["read", suite, "quality"], prints: "auto (declared default)\n")
+  }
+}
+
+/// A service's settings as a server team declares them (issue 37).
+private struct ServiceSettings: SettingsGroup {
+  @Setting("port", in: 1...65535) var port = 8080
+  @Setting("requestTimeout", in: 0.5...60) var requestTimeout = 10.0
+  @Setting("logLevel", default: "info", allowedValues: ["debug", "info", "warning"])
+  var logLevel: String
+}
+
+/// `read` and `explain` show what the app reads (issue 37, item 6): with a schema, the tool's
+/// store judges each layer's value as the app's store does.
+extension SettingsToolTests {
+  /// A service's store folder: environment variables `SVC_*`, a ConfigMap folder holding
+  /// `requestTimeout = 20`, a delivered file holding `port = 9000`, and the schema.
+  fileprivate func serviceStore() throws -> (folder: String, configMap: String) {
+    let folder = directory.file("service")
+    let configMap = directory.file("configmap")
+    let delivered = directory.file("deploy/JF-info.plist")
+    for made in [folder, configMap, delivered.deletingLastPathComponent()] {
+      try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+    }
+    try Data("20".utf8).write(to: configMap.appendingPathComponent("requestTimeout"))
+    try PropertyListFile(url: delivered).write(["port": 9000])
+    let keys = ["port", "requestTimeout", "logLevel"]
+    let store = try LayeredPlistStore(
+      persistentFile: folder.appendingPathComponent("data.plist"),
+      layers: LayeredPlistStore.standardLayers(
+        environment: EnvironmentVariablesSource(prefix: "SVC", keys: keys, environment: [:]),
+        directories: [DirectorySource(directory: configMap, layer: "config")],
+        deliveredFile: delivered),
+      options: .init(savesAtExit: false))
+    try store.setValue("debug", forKey: "logLevel")
+    try store.save()
+    try ServiceSettings(backend: InMemoryBackend()).schema.write(nextTo: store.persistentFile.url)
+    return (folder.path, configMap.path)
+  }
+
+  @Test func readShowsTextLayersAsTheDeclaredTypesTheAppReads() throws {
+    let (store, _) = try serviceStore()
+    try expect(
+      ["read", store],
+      prints: """
+        {
+            logLevel = debug;
+            port = 8081;
+            requestTimeout = 20;
+        }
+
+        """, environment: ["SVC_PORT": "8081"])
+    try expect(["read", store, "port"], prints: "8081\n", environment: ["SVC_PORT": "8081"])
+    try expect(
+      ["read-type", store, "port"], prints: "Type is integer\n", environment: ["SVC_PORT": "8081"])
+  }
+
+  @Test func readAndExplainShowALayersRefusedValueAsPassedOver() throws {
+    let (store, configMap) = try serviceStore()
+    let environment = ["SVC_PORT": "70000", "SVC_LOG_LEVEL": "loud"]
+    let port =
+      "The environment layer's text '70000' for 'port' (SVC_PORT) is not allowed (the setting "
+      + "accepts in 1...65535); the layer is passed over for it: the setting reads the delivered "
+      + "layer's value, 9000"
+    let logLevel =
+      "The environment layer's text 'loud' for 'logLevel' (SVC_LOG_LEVEL) is not allowed (the "
+      + "setting accepts one of debug, info, warning); the layer is passed over for it: the "
+      + "setting reads the persistent layer's value, debug"
+    try expect(
+      ["read", store],
+      prints: """
+        {
+            logLevel = debug; // \(logLevel)
+            port = 9000; // \(port)
+            requestTimeout = 20;
+        }
+
+        """, environment: environment)
+    // One key: the value alone on standard output, what was passed over a warning.
+    let one = try settings(["read", store, "port"], environment: environment)
+    #expect(one.standardOutput == "9000\n")
+    #expect(one.standardError == "settings: warning: \(port)\n")
+    #expect(one.status == 0)
+    // explain marks the environment's value passed over, the delivered one winning.
+    let delivered = directory.file("deploy/JF-info.plist").path
+    let width = max(configMap.count, delivered.count, "data.plist.schema.json".count)
+    func row(_ layer: String, _ origin: String, _ value: String) -> String {
+      "  " + layer.padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+        + origin.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value
+    }
+    try expect(
+      ["explain", store, "port"],
+      prints: [
+        "port (Int, 1...65535)",
+        row(
+          "environment", "$SVC_*",
+          "70000   <- passed over: is not allowed (the setting accepts in 1...65535)"),
+        row("persistent", "data.plist", "-"),
+        row("config", configMap, "-"),
+        row("delivered", delivered, "9000   <- wins"),
+        row("declared", "data.plist.schema.json", "8080"),
+      ].joined(separator: "\n") + "\n", environment: environment)
+    // Text that isn't a number at all is passed over the same way.
+    try expect(
+      ["read", store, "requestTimeout"], prints: "20\n", environment: ["SVC_PORT": "8081"])
+    let notANumber = try settings(
+      ["read", store, "requestTimeout"], environment: ["SVC_REQUEST_TIMEOUT": "abc"])
+    #expect(notANumber.standardOutput == "20\n")
+    #expect(
+      notANumber.standardError
+        == "settings: warning: The environment layer's text 'abc' for 'requestTimeout' "
+        + "(SVC_REQUEST_TIMEOUT) can't be read as Double (it is not a number); the layer is "
+        + "passed over for it: the setting reads the config layer's value, 20.0\n")
   }
 }

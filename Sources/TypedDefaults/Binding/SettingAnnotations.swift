@@ -25,7 +25,7 @@ package final class SettingAnnotations: @unchecked Sendable {
   /// `nil` when unknown.
   let declaration: String?
 
-  init(
+  package init(
     help: String?, allowedValues: [PropertyListValue]? = nil, minimum: PropertyListValue? = nil,
     maximum: PropertyListValue? = nil, accepts: (@Sendable (Any) -> Bool)? = nil,
     clamp: (@Sendable (Any) -> Any)? = nil, declaration: String? = nil

@@ -56,18 +56,23 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
   }
 
   /// A one-line message naming the path or key and the cause, for example
-  /// `Cannot read the property list at '/tmp/data.plist': Unexpected character < at line 3`.
+  /// `Cannot read the property list at '/tmp/data.plist': Unexpected character < at line 3`; a
+  /// file whose name ends in `.json` (a settings schema) is `the JSON file`.
   public var description: String {
     let subject: String
+    // A schema file (`data.plist.schema.json`, and its lock) is JSON, not a property list.
+    let file =
+      path.map { $0.hasSuffix(".json") || $0.hasSuffix(".json.lock") } == true
+      ? "JSON file" : "property list"
     switch code {
     case .fileNotReadable, .corruptFile:
-      subject = "Cannot read the property list at '\(path ?? "?")'"
+      subject = "Cannot read the \(file) at '\(path ?? "?")'"
     case .wrongRootType:
-      subject = "The property list at '\(path ?? "?")' has the wrong root type"
+      subject = "The \(file) at '\(path ?? "?")' has the wrong root type"
     case .fileTooLarge:
-      subject = "The property list at '\(path ?? "?")' is too large"
+      subject = "The \(file) at '\(path ?? "?")' is too large"
     case .fileNotWritable:
-      subject = "Cannot write the property list at '\(path ?? "?")'"
+      subject = "Cannot write the \(file) at '\(path ?? "?")'"
     case .valueNotRepresentable:
       if let key {
         subject = "Cannot store the value for '\(key)'"

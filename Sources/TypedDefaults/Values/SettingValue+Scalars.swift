@@ -355,6 +355,10 @@ extension URL: SettingValue {
   /// equal), or an absolute file path (`/…`, or `~/…` relative to the home directory), as
   /// `UserDefaults.url(forKey:)` reads a path.
   ///
+  /// Text holding a character a URL can't hold (a space, a quote, `<`, a character that isn't
+  /// ASCII) is not a URL, and is refused rather than percent-encoded: `not a url` is not read as
+  /// `not%20a%20url` (Swift 6's `URL(string:)` encodes it; earlier Foundation refused it).
+  ///
   /// - Parameter propertyListValue: The stored value.
   public init?(propertyListValue: PropertyListValue) {
     guard case .string(let string) = propertyListValue, !string.isEmpty else { return nil }
@@ -362,10 +366,23 @@ extension URL: SettingValue {
       self = URL(fileURLWithPath: string)
     } else if string == "~" || string.hasPrefix("~/") {
       self = URL(fileURLWithPath: NSString(string: string).expandingTildeInPath)
-    } else if let url = URL(string: string) {
+    } else if Self.holdsOnlyURLCharacters(string), let url = URL(string: string) {
       self = url
     } else {
       return nil
+    }
+  }
+
+  /// Whether every character of `text` may appear in a URL as RFC 3986 writes one: ASCII
+  /// letters and digits, `-._~:/?#[]@!$&'()*+,;=` and `%`.
+  private static func holdsOnlyURLCharacters(_ text: String) -> Bool {
+    text.utf8.allSatisfy { byte in
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"):
+        true
+      default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+      }
     }
   }
 
@@ -379,9 +396,15 @@ extension URL: SettingValue {
     .string(isFileURL ? standardizedFileURL.path : absoluteString)
   }
 
-  /// Returns `nil`: the diagnostic's description of the stored value says enough.
+  /// Why a string is not a URL: `it is not a URL (a URL can't hold ' ')`; `nil` for another
+  /// value, whose description says enough.
   ///
   /// - Parameter value: The stored value that could not be read.
-  /// - Returns: `nil`.
-  public static func readFailureReason(for value: PropertyListValue) -> String? { nil }
+  /// - Returns: The reason, or `nil`.
+  public static func readFailureReason(for value: PropertyListValue) -> String? {
+    guard case .string(let text) = value,
+      let bad = text.first(where: { !holdsOnlyURLCharacters(String($0)) })
+    else { return nil }
+    return "it is not a URL (a URL can't hold '\(bad)')"
+  }
 }

@@ -20,7 +20,7 @@ import TypedDefaults
 /// | `--verbose` (last, or another option follows) | `verbose` = `true`, a Boolean |
 /// | `--no-verbose` | `verbose` = `false`, a Boolean (unless a key's option is itself `--no-verbose`) |
 /// | `--` | ends the options: what follows is not read |
-/// | `input.txt` (no dash) | nothing: positional arguments are the app's |
+/// | `input.txt` (no dash) | nothing: positional arguments are the app's (``positionalArguments``) |
 /// | `-v`, `-AppleLanguages (en)` (one dash, not a key) | nothing: short flags and other frameworks' argument-domain keys are left alone |
 /// | `-serverURL=https://example.com` | nothing: reported (``SettingsError/Code/unknownArgument``), as neither form |
 ///
@@ -51,6 +51,24 @@ import TypedDefaults
 /// - two keys with one option name (``SettingsError/Code/conflictingKeys``): neither is read from
 ///   it (each still is from `-Key`).
 ///
+/// - an argument that is neither an option nor an option's value, when the app says it takes no
+///   positional arguments (`takesPositionalArguments: false`): one problem for them all, naming
+///   their positions (at most five, then how many more).
+///
+/// ## The app's own options
+///
+/// An app's own options (`--help`, `-v`, `--output file`) are not settings. Rather than strip
+/// them before making the source, name them: `appFlags` for those that take no value,
+/// `appOptionsTakingAValue` for those that do (the next argument, or the text after `=`). They
+/// are left alone, never reported, and an app flag before a positional argument
+/// (`--verbose input.txt`) leaves it positional.
+///
+/// ```swift
+/// let arguments = CommandLineArgumentsSource(
+///   keys: settings.allSettings.map(\.key), appFlags: ["--help", "-v"],
+///   appOptionsTakingAValue: ["--output"], takesPositionalArguments: false)
+/// ```
+///
 /// Problems name arguments without their values (`--api-tokn=…` is reported as `--api-tokn`):
 /// a value may be a secret.
 ///
@@ -76,15 +94,33 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
   /// `--no-verbose`).
   public var valuesAreText: Bool { true }
 
+  /// The arguments that are not options, nor an option's value, in order: the app's positional
+  /// arguments (`input.txt`), and every argument after `--`.
+  ///
+  /// The source never reads them; an app that takes none says so with
+  /// `takesPositionalArguments: false`, and they are then a problem.
+  public let positionalArguments: [String]
+
   /// The settings given in `arguments` for `keys`.
   ///
   /// - Parameters:
   ///   - arguments: The arguments, without the program's name: the process's by default.
   ///   - keys: The keys to read (a model's `allSettings.map(\.key)`).
+  ///   - appFlags: The app's own options that take no value, as written (`--help`, `-v`):
+  ///     left alone, never reported, so the app needn't strip them first.
+  ///   - appOptionsTakingAValue: The app's own options that take a value, as written
+  ///     (`--output`, `-o`): left alone with their value (the next argument, or after `=`).
+  ///   - takesPositionalArguments: Whether the app takes positional arguments (the default);
+  ///     if not, arguments that are neither options nor values are one
+  ///     ``SettingsError/Code/unknownArgument`` problem, naming their positions, never their
+  ///     text.
   ///   - layer: The layer the values fill; ``LayeredPlistStore/Layer/arguments`` by default.
   public init(
     arguments: [String] = Array(CommandLine.arguments.dropFirst()),
     keys: some Sequence<String>,
+    appFlags: Set<String> = [],
+    appOptionsTakingAValue: Set<String> = [],
+    takesPositionalArguments: Bool = true,
     layer: LayeredPlistStore.Layer = .arguments
   ) {
     self.layer = layer
@@ -121,6 +157,7 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
     var givenAs: [String: [String]] = [:]
     var order: [String] = []
     var unrecognized: [String] = []
+    var positional: [(position: Int, argument: String)] = []
     var remaining = arguments[...]
     func isOption(_ argument: String) -> Bool {
       argument.hasPrefix("-") && argument != "-" && !TextParsing.isRealNumber(argument)
@@ -134,8 +171,18 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
       givenAs[key, default: []].append(option)
       values[key] = value
     }
-    while let argument = remaining.popFirst() {
-      if argument == "--" { break }
+    while let position = remaining.indices.first, let argument = remaining.popFirst() {
+      if argument == "--" {
+        positional += zip(remaining.indices, remaining).map { ($0 + 1, $1) }
+        break
+      }
+      // The app's own options, with the value of one that takes it.
+      let written = String(argument.prefix { $0 != "=" })
+      if appFlags.contains(written) { continue }
+      if appOptionsTakingAValue.contains(written) {
+        if written == argument, !remaining.isEmpty { remaining.removeFirst() }
+        continue
+      }
       if argument.hasPrefix("--") {
         let body = argument.dropFirst(2)
         let equals = body.firstIndex(of: "=")
@@ -179,16 +226,27 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
           SettingsError(
             .unknownArgument, key: key,
             reason: "The option -\(key)= names no setting; write it \(dashed)-\(key) …"))
+      } else if !isOption(argument) {
+        positional.append((position + 1, argument))
       }
-      // Anything else is a positional argument or another framework's: left alone.
+      // Anything else (`-v`, another framework's `-Key value`) is left alone.
+    }
+    if !takesPositionalArguments, !positional.isEmpty {
+      // Positions only: an argument may be a secret. Six at most, so the line stays short.
+      let positions = positional.map { String($0.position) }
+      let named = Self.listed(positions, naming: 5)
+      problems.append(
+        SettingsError(
+          .unknownArgument,
+          reason: "\(positions.count == 1 ? "The argument" : "\(positions.count) arguments") at "
+            + "\(positions.count == 1 ? "position" : "positions") \(named) "
+            + "\(positions.count == 1 ? "is" : "are") neither an option nor an option's value, "
+            + "and the app takes no positional arguments"))
     }
     for key in order {
       guard let options = givenAs[key], options.count > 1 else { continue }
       // At most four options named, so that a key given thousands of times makes one short line.
-      let named =
-        options.count <= 4
-        ? options.joined(separator: ", ")
-        : options.prefix(3).joined(separator: ", ") + " and \(options.count - 3) more"
+      let named = Self.listed(options, naming: 3)
       problems.append(
         SettingsError(
           .repeatedArgument, key: key,
@@ -197,6 +255,15 @@ public final class CommandLineArgumentsSource: LayerSource, CustomStringConverti
     self.values = values
     self.problems = problems
     self.unrecognizedArguments = unrecognized
+    self.positionalArguments = positional.map(\.argument)
+  }
+
+  /// Items for a message, bounded: all of them if there are at most `count + 1`, else the first
+  /// `count` and how many more (`a, b, c and 9997 more`).
+  private static func listed(_ items: [String], naming count: Int) -> String {
+    items.count <= count + 1
+      ? items.joined(separator: ", ")
+      : items.prefix(count).joined(separator: ", ") + " and \(items.count - count) more"
   }
 
   /// Returns the settings given, as strings by key, and the problems found.

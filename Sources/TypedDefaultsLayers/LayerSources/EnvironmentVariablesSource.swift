@@ -52,6 +52,12 @@ import TypedDefaults
 /// - a variable with the prefix that is no key's: reported by name
 ///   (``SettingsError/Code/unknownEnvironmentVariable``), its value never shown, since it may be
 ///   a secret. With an empty prefix no variable is reported: every variable of the process would.
+/// - Kubernetes' service links for a Service named like the prefix (`SVC_SERVICE_HOST`,
+///   `SVC_SERVICE_PORT`, `SVC_PORT=tcp://10.0.0.1:80`, `SVC_PORT_80_TCP…`, set in every
+///   container of the namespace) are recognised and neither read nor reported, once
+///   `<prefix>SERVICE_HOST` is set; a key whose variable has such a name is still read, but
+///   `<prefix>PORT` holding a service link's `tcp://address:port` is not.
+///   Name the prefix after the app rather than its Service to avoid them.
 /// - a variable of the process whose value isn't UTF-8 (Foundation gives its bytes with each bad
 ///   sequence replaced by U+FFFD): not read, as any unreadable layer value, so the layers below
 ///   give the key's value; reported by name (``SettingsError/Code/layerValueUnreadable``), its
@@ -148,7 +154,9 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
         continue
       }
       variableNames[key] = variable
-      if let value = environment[variable] {
+      if let value = environment[variable],
+        !Self.isServiceLink(variable, value: value, prefix: prefix, environment: environment)
+      {
         if let problem = Self.problem(ofVariable: variable, key: key, given: value) {
           problems.append(problem)
         } else {
@@ -158,7 +166,10 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     }
     if !prefix.isEmpty {
       for variable in environment.keys.sorted()
-      where variable.hasPrefix(prefix) && keysByVariable[variable] == nil {
+      where variable.hasPrefix(prefix) && keysByVariable[variable] == nil
+        && !Self.isServiceLink(
+          variable, value: environment[variable] ?? "", prefix: prefix, environment: environment)
+      {
         problems.append(
           SettingsError(
             .unknownEnvironmentVariable,
@@ -193,7 +204,11 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     var problems: [SettingsError] = []
     var variablesByKey: [String: [String]] = [:]
     if !prefix.isEmpty {
-      for variable in environment.keys.sorted() where variable.hasPrefix(prefix) {
+      for variable in environment.keys.sorted()
+      where variable.hasPrefix(prefix)
+        && !Self.isServiceLink(
+          variable, value: environment[variable] ?? "", prefix: prefix, environment: environment)
+      {
         let key = Self.key(forName: String(variable.dropFirst(prefix.count)))
         guard !key.isEmpty else {
           problems.append(
@@ -260,6 +275,50 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     return SettingsError(
       .layerValueUnreadable, key: key,
       reason: "The environment variable \(variable) holds bytes that aren't UTF-8")
+  }
+
+  /// Whether a variable is one of the service links Kubernetes sets in every container of a
+  /// namespace for a Service whose name gives the prefix (`svc` → `SVC_`), rather than the
+  /// operator's setting: with `<prefix>SERVICE_HOST` set, `<prefix>SERVICE_HOST`,
+  /// `<prefix>SERVICE_PORT`, `<prefix>SERVICE_PORT_<name>`, `<prefix>PORT_<n>_<TCP|UDP|SCTP>`
+  /// and its `_PROTO`, `_PORT` and `_ADDR`, and `<prefix>PORT` holding `tcp://<address>:<n>`
+  /// (or `udp://`, `sctp://`).
+  ///
+  /// Such variables are neither read nor reported: a service named like the app's prefix is the
+  /// usual case, not a mistake (it made four diagnostics at every start). A key of the app's
+  /// whose variable has one of these names (`serviceHost`) is still read from it, but for
+  /// `<prefix>PORT` holding a service link's address.
+  ///
+  /// - Parameters:
+  ///   - variable: The variable's name, with the prefix.
+  ///   - value: Its value.
+  ///   - prefix: The prefix, with its trailing `_`.
+  ///   - environment: Every variable.
+  /// - Returns: Whether the variable is a service link.
+  static func isServiceLink(
+    _ variable: String, value: String, prefix: String, environment: [String: String]
+  ) -> Bool {
+    guard !prefix.isEmpty, variable.hasPrefix(prefix),
+      environment[prefix + "SERVICE_HOST"] != nil
+    else { return false }
+    let name = variable.dropFirst(prefix.count)
+    if name == "SERVICE_HOST" || name == "SERVICE_PORT" || name.hasPrefix("SERVICE_PORT_") {
+      return true
+    }
+    let protocols = ["TCP", "UDP", "SCTP"]
+    if name == "PORT" {
+      // tcp://10.0.0.1:80
+      let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+      return parts.count >= 3 && protocols.contains(parts[0].uppercased())
+        && parts[1].hasPrefix("//")
+        && parts.last.map { !$0.isEmpty && $0.allSatisfy(\.isNumber) } == true
+    }
+    // PORT_80_TCP, PORT_80_TCP_PROTO, PORT_80_TCP_PORT, PORT_80_TCP_ADDR
+    let words = name.split(separator: "_", omittingEmptySubsequences: false)
+    guard words.count == 3 || words.count == 4, words[0] == "PORT",
+      !words[1].isEmpty, words[1].allSatisfy(\.isNumber), protocols.contains(String(words[2]))
+    else { return false }
+    return words.count == 3 || ["PROTO", "PORT", "ADDR"].contains(String(words[3]))
   }
 
   /// The prefix with its trailing `_`.

@@ -70,7 +70,7 @@ extension LayeredPlistStore {
 
 extension LayeredPlistStore {
   /// The layers of a store where real deployments keep settings, each at its default position,
-  /// highest priority first: managed > runtime > arguments > environment > persistent >
+  /// highest priority first: managed > runtime > arguments > environment > persistent > fleet >
   /// directories > delivered > settingsBundle > bundled.
   ///
   /// Why each sits where it does:
@@ -83,6 +83,11 @@ extension LayeredPlistStore {
   ///   values, as `UserDefaults`' `NSArgumentDomain` sits above the app's domain; arguments,
   ///   given for one run, beat the environment, set for a session.
   /// - **persistent** (`data.plist`) is what the app and its user saved.
+  /// - **fleet** (an `EtcdSource` of the `TypedDefaultsEtcd` product, or any source of values
+  ///   an operator sets for many instances at once) is below the user's `data.plist`, so a user
+  ///   who changed a setting keeps their choice, and above everything that shipped with the
+  ///   deployment (its directories and files), as the "Fleet configuration" article explains; a
+  ///   value the fleet must impose belongs in the managed layer.
   /// - **directories** (a ConfigMap or Secret mounted as one file per key) are deployment
   ///   configuration like the delivered file, so below the app's own `data.plist`, in the order
   ///   given.
@@ -98,6 +103,7 @@ extension LayeredPlistStore {
   ///   - managed: The managed settings source (``ManagedSettingsSource``), or `nil` for none.
   ///   - arguments: The command-line arguments source (``CommandLineArgumentsSource``), or `nil`.
   ///   - environment: The environment variables source (``EnvironmentVariablesSource``), or `nil`.
+  ///   - fleet: The fleet source (`EtcdSource(…)`, from `TypedDefaultsEtcd`), or `nil` for none.
   ///   - directories: Sources of mounted folders (``DirectorySource``), highest first; none by
   ///     default.
   ///   - deliveredFile: The delivered property list, or `nil` for none.
@@ -108,6 +114,7 @@ extension LayeredPlistStore {
     managed: (any LayerSource)? = nil,
     arguments: (any LayerSource)? = nil,
     environment: (any LayerSource)? = nil,
+    fleet: (any LayerSource)? = nil,
     directories: [any LayerSource] = [],
     deliveredFile: URL? = nil,
     settingsBundle: (any LayerSource)? = nil,
@@ -119,6 +126,7 @@ extension LayeredPlistStore {
     if let arguments { layers.append(.source(arguments)) }
     if let environment { layers.append(.source(environment)) }
     layers.append(.persistent)
+    if let fleet { layers.append(.source(fleet)) }
     layers += directories.map(LayerDefinition.source)
     if let deliveredFile { layers.append(.delivered(deliveredFile)) }
     if let settingsBundle { layers.append(.source(settingsBundle)) }

@@ -1,6 +1,14 @@
 import Foundation
 import TypedDefaults
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 extension LayeredPlistStore {
   /// Where a store's read-only layers' files are, as the store records them beside its
   /// `data.plist` (see ``recordedLayerFiles(ofPersistentFile:)``).
@@ -147,8 +155,9 @@ extension LayeredPlistStore {
   }
 
   /// Writes the record of the store's layers (see ``recordedLayers(ofPersistentFile:)``) if a
-  /// layer's source can be recorded and the record differs; a failure is reported as a
-  /// diagnostic, since the store works without it.
+  /// layer's source can be recorded and the record differs; in a folder the process can't write
+  /// nothing is written or reported; another failure is reported as a diagnostic, since the
+  /// store works without it.
   func recordLayerFiles() {
     guard options.recordsLayerFiles,
       sourceSlots.contains(where: { $0.source.recordedSource != nil })
@@ -156,6 +165,11 @@ extension LayeredPlistStore {
     let folder = persistentFile.url.deletingLastPathComponent()
     // No folder, no store yet: its first save reports that.
     guard FileManager.default.fileExists(atPath: folder.path) else { return }
+    // A folder this process can't write (a read-only service's, issue 37): the record is
+    // bookkeeping for tools, not the app's data, so it is skipped quietly rather than reported
+    // as a failed save at every start. A tool opening the folder then finds the layers of an
+    // earlier record, or none.
+    guard access(folder.path, W_OK) == 0 else { return }
     let sources = Dictionary(
       uniqueKeysWithValues: sourceSlots.map { ($0.layer, $0.source.recordedSource) })
     let list = layers.map { layer -> PropertyListValue in

@@ -61,6 +61,9 @@ extension LayeredPlistStore {
     ///
     /// The record is written as the store opens (or, with no folder yet, at the first save, which
     /// creates it), only if a layer's source can be recorded and the record differs; see ``LayeredPlistStore/recordedLayers(ofPersistentFile:)``.
+    /// In a folder the process can't write (a read-only service's) the record is skipped
+    /// quietly, with no ``SettingsDiagnostic/Kind/saveFailed`` at every start: it is
+    /// bookkeeping for tools, which then see the layers of an earlier record, or none.
     public var recordsLayerFiles: Bool
     /// What a delivered or bundled file that can't be read (corrupt, truncated, too large, not a
     /// dictionary, not readable by this user) does as the store opens.

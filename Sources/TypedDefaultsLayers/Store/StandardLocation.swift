@@ -23,8 +23,10 @@ import TypedDefaults
 /// Finding a folder creates nothing and needs no write permission, so a program that only reads
 /// its settings starts with a read-only or missing folder. A `LayeredPlistStore` opened in a
 /// missing folder reads no values and creates the folder, readable by its owner only (0700), with
-/// any missing folder above it, at its first save; a save into a folder that can't be written
-/// fails with an error naming the folder and the cause, and keeps the changes for a later save.
+/// any missing folder above it, at its first save, but never a home that doesn't exist (root
+/// with `HOME=/nonexistent`); a save into a folder that can't be written or created fails with
+/// an error naming the folder, the cause and the variables that choose it, and keeps the
+/// changes for a later save.
 ///
 /// ```swift
 /// let folder = try StandardLocation.data.directory(for: "com.example.player")
@@ -77,7 +79,7 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
   }
 
   /// The variable systemd sets to a service's own folder of this kind (`StateDirectory=`).
-  private var serviceVariable: String {
+  var serviceVariable: String {
     switch self {
     case .data, .documents: "STATE_DIRECTORY"
     case .configuration: "CONFIGURATION_DIRECTORY"
@@ -166,11 +168,69 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
       throw SettingsError(
         .directoryNotUsable, path: existing.path, reason: "Something other than a folder is there")
     }
+    #if !canImport(Darwin)
+      let (variable, _) = variableAndFallback
+      let chosen = [variable, serviceVariable].contains { environment[$0]?.hasPrefix("/") == true }
+      let home = chosen ? nil : Self.home(environment, accountHome: accountHome)
+      Self.choices.withLock {
+        $0[folder.standardizedFileURL.path] = Choice(location: self, home: home)
+      }
+    #endif
     return folder
   }
 
+  /// How a folder ``directory(for:environment:)`` found was chosen: its location, and the home
+  /// it is in when no variable chose it.
+  package struct Choice: Sendable, Hashable {
+    /// The kind of folder.
+    let location: StandardLocation
+    /// The home the folder is in (`HOME`, or the account's), when neither the location's
+    /// variable nor systemd's chose it; `nil` when one did.
+    let home: String?
+
+    /// The variables that choose the folder, in order: `XDG_DATA_HOME, then STATE_DIRECTORY
+    /// (as systemd's StateDirectory= sets it), then HOME`.
+    var variables: String {
+      let (variable, _) = location.variableAndFallback
+      let service = location.serviceVariable
+      let setting = StandardLocation.systemdSetting(service)
+      return "\(variable), then \(service) (as systemd's \(setting) sets it), then HOME"
+    }
+
+    /// Why the store's first save must not create the folder, or `nil` if it may: a folder in a
+    /// home that doesn't exist (`HOME=/nonexistent`, root's writes would make the home itself)
+    /// is never created as a side effect of a save.
+    ///
+    /// - Parameter folder: The folder to be created.
+    /// - Returns: The reason, naming the home and the variables that choose the folder.
+    package func creationProblem(of folder: URL) -> String? {
+      guard let home, !FileManager.default.fileExists(atPath: home) else { return nil }
+      return "The folder '\(folder.path)' is in the home '\(home)', which does not exist, and a "
+        + "home is not created as a side effect of a save; the folder is chosen by "
+        + "\(variables): set one of them to a folder this user can write"
+    }
+
+    /// What a failing first save adds to the reason of the folder it couldn't create: which
+    /// variables choose it.
+    package var advice: String {
+      "; the folder is chosen by \(variables): set one of them to a folder this user can write"
+    }
+  }
+
+  /// The folders ``directory(for:environment:)`` found in this process, by path, and how each
+  /// was chosen, so that a store's first save in one can say which variables choose it.
+  private static let choices = Locked<[String: Choice]>([:])
+
+  /// How a folder ``directory(for:environment:)`` found in this process was chosen, if it did.
+  ///
+  /// - Parameter folder: A store's folder.
+  /// - Returns: The choice, or `nil` for a folder it didn't find (one the app named itself).
+  package static func choice(ofFolder folder: URL) -> Choice? {
+    choices.withLock { $0[folder.standardizedFileURL.path] }
+  }
+
   /// The location's variable and its default below the home (Linux and other platforms).
-  private var variableAndFallback: (variable: String, fallback: String) {
+  var variableAndFallback: (variable: String, fallback: String) {
     switch self {
     case .data, .documents: ("XDG_DATA_HOME", ".local/share")
     case .configuration: ("XDG_CONFIG_HOME", ".config")
@@ -202,7 +262,7 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
   }
 
   /// The systemd unit setting that sets a service variable: `StateDirectory=`.
-  private static func systemdSetting(_ variable: String) -> String {
+  static func systemdSetting(_ variable: String) -> String {
     switch variable {
     case "STATE_DIRECTORY": "StateDirectory="
     case "CONFIGURATION_DIRECTORY": "ConfigurationDirectory="

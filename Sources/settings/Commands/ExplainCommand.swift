@@ -42,6 +42,17 @@ enum ExplainCommand: Command {
         bundled     Info.plist              -
         declared    data.plist.schema.json  "0.8"   <- wins (declared default)
 
+    With a schema, each layer's value is judged as the app's store judges it: a text layer's
+    text (an environment variable, a ConfigMap file) is read as the declared type, and a value
+    the setting refuses (the wrong type, outside its range, not an allowed value) is marked
+    "<- passed over: <why>", the next layer's value winning, as in the app:
+
+      port (Int, 1...65535)
+        environment  $SVC_*                  70000   <- passed over: is not allowed (the setting accepts in 1...65535)
+        persistent   data.plist              -
+        delivered    JF-info.plist           9000   <- wins
+        declared     data.plist.schema.json  8080
+
     Values print on one line, in old-style plist syntax.
     Errors: a key no layer holds: settings: The domain/default pair of (<domain>, <key>) does not
     exist
@@ -67,23 +78,31 @@ enum ExplainCommand: Command {
         throw Failure.missingKey(key, in: domain, invisibleLayers: files.invisibleLayers)
       }
       isHeld = provenance.source != nil
+      // What the app's store passes over (with a schema, the store judged each layer's value
+      // as the app's does).
+      let passedOver = store.passedOverValues(ofKey: key)
       // The runtime layer is this process's own, always empty here.
       for entry in files.layers where entry.layer != .runtime {
         let layer = entry.layer
         let shown: String
+        let hides = provenance.hidesValue(in: layer) || setting?.isSecret == true
         if entry.definition == nil {
           shown = "(not visible to the tool)"
-        } else if let value = provenance.values[layer] {
-          shown =
-            provenance.hidesValue(in: layer) || setting?.isSecret == true
-            ? secret : OldStylePlist.inline(value)
+        } else if let value = provenance.values[layer] ?? provenance.passedOver[layer] {
+          shown = hides ? secret : OldStylePlist.inline(value)
         } else {
           shown = store.layersLoadedFromDisk.contains(layer) ? "-" : "(no file)"
         }
         var mark =
-          layer != provenance.source
-          ? ""
-          : provenance.forcedBy == layer ? "   <- wins (\(layer): can't be changed)" : "   <- wins"
+          if let refused = passedOver[layer] {
+            "   <- passed over: \(refused.problem)"
+          } else if layer != provenance.source {
+            ""
+          } else if provenance.forcedBy == layer {
+            "   <- wins (\(layer): can't be changed)"
+          } else {
+            "   <- wins"
+          }
         // What the layer's source says of itself: a fleet source offline.
         if let condition = provenance.layerConditions[layer] { mark += "   (\(condition))" }
         // A record's names and paths are bytes of a file: never terminal control sequences.

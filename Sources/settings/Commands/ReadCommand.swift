@@ -50,6 +50,17 @@ enum ReadCommand: Command {
 
     One key's value prints as it is, or its declared default as `0.8 (declared default)`.
 
+    With a schema, a store folder's layers are judged as the app's store judges them, so `read`
+    shows what the app reads: a text layer's text (an environment variable, a ConfigMap file)
+    is read as the declared type (SVC_PORT=8081 reads port = 8081), and a layer's value the
+    setting refuses (the wrong type, outside its range, not an allowed value) is passed over
+    for the next layer's, the entry saying so as the app reports it:
+
+      port = 9000; // The environment layer's text '70000' for 'port' (SVC_PORT) is not allowed (the setting accepts in 1...65535); the layer is passed over for it: the setting reads the delivered layer's value, 9000
+
+    (for one key, that line is a warning on standard error, the value alone on standard
+    output). `settings explain` shows every layer's value.
+
     Errors: a key the domain lacks:
       settings: The domain/default pair of (<domain>, <key>) does not exist
     and a domain that doesn't exist: settings: Domain <domain> does not exist
@@ -72,18 +83,32 @@ enum ReadCommand: Command {
     let key = arguments.next()
     try arguments.finish()
     let schema = try domain.schema()
+    // A store folder is opened once: its values and what it passed over come from one store.
+    var store: LayeredPlistStore?
+    if case .layered = domain.kind {
+      guard let opened = try domain.openLayeredStore() else { throw Failure.missingDomain(domain) }
+      store = opened
+    }
     guard let key else {
-      guard let root = try domain.readRoot(hidingSecrets: true) else {
-        throw Failure.missingDomain(domain)
-      }
+      let root: PropertyListValue? =
+        if let store {
+          .dictionary(Domain.values(of: store, hidingSecrets: true))
+        } else {
+          try domain.readRoot(hidingSecrets: true)
+        }
+      guard let root else { throw Failure.missingDomain(domain) }
       guard let schema, case .dictionary(let entries) = root else {
         return try Output.write(OldStylePlist.render(root) + "\n")
       }
-      return try Output.write(render(entries, with: schema) + "\n")
+      return try Output.write(render(entries, with: schema, passedOver: store) + "\n")
     }
-    guard let values = try domain.readValues(hidingSecrets: true) else {
-      throw Failure.missingDomain(domain)
-    }
+    let values: [String: PropertyListValue]? =
+      if let store {
+        Domain.values(of: store, hidingSecrets: true)
+      } else {
+        try domain.readValues(hidingSecrets: true)
+      }
+    guard let values else { throw Failure.missingDomain(domain) }
     var value = values[key]
     var note = ""
     if let setting = schema?[key] {
@@ -94,6 +119,9 @@ enum ReadCommand: Command {
       }
     }
     guard let value else { throw missingKey(key, in: domain) }
+    // A layer's value the app passes over: said on standard error, as the app's store says it,
+    // so that the value printed stays the value alone.
+    for passed in passedOverMessages(of: key, in: store) { Output.error("warning: \(passed)") }
     // As it is, but for control characters: a stored escape sequence never reaches the terminal.
     let rendered = OldStylePlist.render(value)
     try Output.write(
@@ -102,9 +130,11 @@ enum ReadCommand: Command {
 
   /// A domain's keys and values with what its schema says of them: each declared key's help text
   /// in a comment above it, the keys with no stored value at their declared default, marked
-  /// `// declared default`, and a secret's value as `<secret>`.
+  /// `// declared default`, a secret's value as `<secret>`, and each layer's value the app's
+  /// store passes over (a store folder's), as the store reports it.
   private static func render(
-    _ stored: [String: PropertyListValue], with schema: SettingsSchema
+    _ stored: [String: PropertyListValue], with schema: SettingsSchema,
+    passedOver store: LayeredPlistStore?
   ) -> String {
     var entries = stored
     for setting in schema.settings {
@@ -115,8 +145,26 @@ enum ReadCommand: Command {
       }
     }
     return OldStylePlist.render(entries) { key in
-      (schema[key]?.help, note(on: stored[key], of: schema[key]))
+      let notes =
+        [note(on: stored[key], of: schema[key])].compactMap { $0 }
+        + passedOverMessages(of: key, in: store)
+      return (schema[key]?.help, notes.isEmpty ? nil : notes.joined(separator: "; "))
     }
+  }
+
+  /// How the app's store reports each layer's value of `key` it passes over, highest layer first.
+  ///
+  /// A value the setting refuses (the wrong type, outside its range, not an allowed value):
+  /// `The environment layer's text '70000' for 'port' (SVC_PORT) is not allowed (the setting
+  /// accepts in 1...65535); the layer is passed over for it: the setting reads the delivered
+  /// layer's value, 9000`. The store's own judgement (it learned the schema), never a second
+  /// one; a secret's value is never in it.
+  private static func passedOverMessages(
+    of key: String, in store: LayeredPlistStore?
+  ) -> [String] {
+    guard let store else { return [] }
+    let passed = store.passedOverValues(ofKey: key)
+    return store.layers.compactMap { passed[$0]?.message }
   }
 
   /// What `read` says after a declared key's entry: that it is the declared default, or that

@@ -141,6 +141,14 @@ import TypedDefaultsTestSupport
       "\(String(describing: error))")
     #expect(store.hasUnsavedChanges)
     #expect(!exists(folder))
+    // The variables that choose the folder are named, not only the file (issue 37, item 3).
+    #if !canImport(Darwin)
+      #expect(
+        error?.reason.hasSuffix(
+          "; the folder is chosen by XDG_DATA_HOME, then STATE_DIRECTORY (as systemd's "
+            + "StateDirectory= sets it), then HOME: set one of them to a folder this user can "
+            + "write") == true, "\(String(describing: error))")
+    #endif
 
     share.makeWritable()
     try store.save()
@@ -258,5 +266,57 @@ import TypedDefaultsTestSupport
       #expect(homeless.standardOutput == "nil\n")
       #expect(!exists(state))
     #endif
+  }
+
+  /// As root with `HOME=/nonexistent`, the first save created `/nonexistent/.local/share/…`
+  /// (issue 37, item 3): a home that doesn't exist is never created as a side effect of a save.
+  @Test func aFirstSaveInAHomeThatDoesNotExistFailsNamingTheVariablesAndCreatesNothing() throws {
+    #if !canImport(Darwin)
+      let directory = try TemporaryDirectory()
+      let home = directory.file("nonexistent")
+      let folder = try StandardLocation.data.directory(
+        for: "com.example.svc", environment: ["HOME": home.path])
+      let file = folder.appending(path: "data.plist")
+      let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+      try store.setValue(0.5, forKey: "volume")
+      let error = #expect(throws: SettingsError.self) { try store.save() }
+      #expect(error?.code == .fileNotWritable)
+      #expect(
+        error?.description
+          == "Cannot write the property list at '\(file.path)': The folder '\(folder.path)' is in "
+          + "the home '\(home.path)', which does not exist, and a home is not created as a side "
+          + "effect of a save; the folder is chosen by XDG_DATA_HOME, then STATE_DIRECTORY (as "
+          + "systemd's StateDirectory= sets it), then HOME: set one of them to a folder this "
+          + "user can write")
+      #expect(!exists(home))
+      #expect(store.hasUnsavedChanges)
+      // Once the home exists, the same store saves, creating its folders below the home.
+      try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
+      try store.save()
+      #expect(try PropertyListFile(url: file).readDictionary() == ["volume": 0.5])
+    #endif
+  }
+
+  /// A read-only service opened its store each start with a `saveFailed` diagnostic for the
+  /// record of its layers (issue 37, item 7): in a folder it can't write, the record is skipped
+  /// quietly.
+  @Test(readOnlyFoldersWork)
+  func aStoreInAReadOnlyFolderSkipsTheRecordOfItsLayersQuietly() throws {
+    let directory = try TemporaryDirectory()
+    let readOnly = try ReadOnlyFolder(directory.file("svc"), holding: ["volume": 0.25])
+    defer { withExtendedLifetime((directory, readOnly)) {} }
+    let file = readOnly.url.appending(path: "data.plist")
+    let environment = EnvironmentVariablesSource(
+      prefix: "SVC", keys: ["volume"], environment: ["SVC_VOLUME": "0.5"])
+    for _ in 0..<2 {
+      let (store, reported) = try collectingDiagnostics {
+        try LayeredPlistStore(
+          persistentFile: file, layers: [.runtime, .source(environment), .persistent],
+          options: .init(savesAtExit: false))
+      }
+      #expect(reported.isEmpty, "\(reported)")
+      #expect(store.value(forKey: "volume") == "0.5")
+    }
+    #expect(!exists(readOnly.url.appending(path: "data.plist.layers")))
   }
 }

@@ -1,6 +1,7 @@
 import Testing
 import TypedDefaults
 import TypedDefaultsLayers
+import TypedDefaultsTestSupport
 
 /// `CommandLineArgumentsSource`: every argument form, bare and negated flags, `--`, positional
 /// arguments, and the problems (unknown options, missing values, repeats, conflicts) reported.
@@ -65,6 +66,66 @@ import TypedDefaultsLayers
     #expect(source.read() == LayerContents(values: ["volume": "1"]))
     #expect(source.unrecognizedArguments.isEmpty)
     #expect(self.source(["-v", "-AppleLanguages", "(en)"]).read() == LayerContents(values: [:]))
+  }
+
+  /// Positional arguments were ignored silently, and the app had to strip its own options
+  /// before the source (issue 37, item 7): they are listed, reported once if the app takes
+  /// none, and the app's own options are named rather than stripped.
+  @Test func theAppsOwnOptionsAreLeftAloneAndPositionalArgumentsAreListed() {
+    let arguments = [
+      "--help", "-v", "--output", "out.txt", "--format=json", "--volume", "1", "in.txt",
+      "--verbose", "--", "--nonsense", "hunter2",
+    ]
+    let source = CommandLineArgumentsSource(
+      arguments: arguments, keys: keys, appFlags: ["--help", "-v"],
+      appOptionsTakingAValue: ["--output", "--format"])
+    #expect(source.read() == LayerContents(values: ["volume": "1", "verbose": true]))
+    #expect(source.unrecognizedArguments.isEmpty)
+    #expect(source.positionalArguments == ["in.txt", "--nonsense", "hunter2"])
+
+    // An app that takes no positional arguments hears of them once, by position, never by text.
+    let strict = CommandLineArgumentsSource(
+      arguments: arguments, keys: keys, appFlags: ["--help", "-v"],
+      appOptionsTakingAValue: ["--output", "--format"], takesPositionalArguments: false)
+    #expect(
+      strict.read().problems == [
+        SettingsError(
+          .unknownArgument,
+          reason: "3 arguments at positions 8, 11, 12 are neither an option nor an option's "
+            + "value, and the app takes no positional arguments")
+      ])
+    #expect(!strict.read().problems.contains { $0.description.contains("hunter2") })
+    let many = CommandLineArgumentsSource(
+      arguments: (1...7).map { "file\($0)" }, keys: keys, takesPositionalArguments: false)
+    #expect(
+      many.read().problems.map(\.reason) == [
+        "7 arguments at positions 1, 2, 3, 4, 5 and 2 more are neither an option nor an "
+          + "option's value, and the app takes no positional arguments"
+      ])
+    // Without the names, the app's options are unknown, as before.
+    #expect(
+      self.source(["--help", "--output", "out.txt"]).unrecognizedArguments == [
+        "--help", "--output",
+      ])
+  }
+
+  /// A repeated option's diagnostic said "the last is used; the layer was read without it" (issue
+  /// 37, item 7): the store's report says only what is true.
+  @Test func theStoresReportOfARepeatedOptionSaysTheLastIsUsedAndNothingElse() throws {
+    let directory = try TemporaryDirectory()
+    let (store, reported) = try collectingDiagnostics {
+      try LayeredPlistStore(
+        persistentFile: directory.file("data.plist"),
+        layers: [
+          .runtime, .source(source(["--volume", "1", "--volume", "2"])), .persistent,
+        ],
+        options: .init(savesAtExit: false))
+    }
+    #expect(store.value(forKey: "volume") == "2")
+    #expect(
+      reported.map(\.message) == [
+        "'volume': The setting is given 2 times (--volume, --volume); the last is used"
+      ])
   }
 
   @Test func anUnknownOptionIsReportedByNameWithoutItsValue() {

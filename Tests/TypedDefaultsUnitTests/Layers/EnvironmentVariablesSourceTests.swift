@@ -103,6 +103,40 @@ import TypedDefaultsTestSupport
     }
   }
 
+  /// Kubernetes' service links for a Service named like the prefix made four diagnostics at
+  /// every start (issue 37, item 7): they are recognised, neither read nor reported.
+  @Test func kubernetesServiceLinkVariablesUnderThePrefixAreNeitherReadNorReported() {
+    let links = [
+      "SVC_SERVICE_HOST": "10.0.0.1", "SVC_SERVICE_PORT": "80", "SVC_SERVICE_PORT_HTTP": "80",
+      "SVC_PORT": "tcp://10.0.0.1:80", "SVC_PORT_80_TCP": "tcp://10.0.0.1:80",
+      "SVC_PORT_80_TCP_PROTO": "tcp", "SVC_PORT_80_TCP_PORT": "80",
+      "SVC_PORT_80_TCP_ADDR": "10.0.0.1", "SVC_PORT_53_UDP": "udp://10.0.0.1:53",
+    ]
+    let environment = links.merging(["SVC_LOG_LEVEL": "debug", "SVC_COLOUR": "red"]) { $1 }
+    let unknownColour = SettingsError(
+      .unknownEnvironmentVariable,
+      reason: "The environment variable SVC_COLOUR has the prefix SVC_ but names no setting")
+    let keyed = EnvironmentVariablesSource(
+      prefix: "SVC", keys: ["port", "logLevel"], environment: environment
+    ).read()
+    #expect(keyed.values == ["logLevel": "debug"])
+    #expect(keyed.problems == [unknownColour])
+    let keyless = EnvironmentVariablesSource(prefix: "SVC", environment: environment).read()
+    #expect(keyless.values == ["logLevel": "debug", "colour": "red"])
+    #expect(keyless.problems == [])
+    // The operator's own SVC_PORT is read, and without SVC_SERVICE_HOST nothing is a link.
+    #expect(
+      EnvironmentVariablesSource(
+        prefix: "SVC", keys: ["port"], environment: links.merging(["SVC_PORT": "8081"]) { $1 }
+      ).read().values == ["port": "8081"])
+    let noService = EnvironmentVariablesSource(
+      prefix: "SVC", keys: ["port"],
+      environment: ["SVC_PORT": "tcp://10.0.0.1:80", "SVC_SERVICE_PORT": "80"]
+    ).read()
+    #expect(noService.values == ["port": "tcp://10.0.0.1:80"])
+    #expect(noService.problems.count == 1)
+  }
+
   @Test func anEmptyPrefixReadsTheKeysNamesAndReportsNoOtherVariable() {
     let source = EnvironmentVariablesSource(
       prefix: "", keys: ["serverURL"], environment: ["SERVER_URL": "x", "PATH": "/bin"])

@@ -56,6 +56,34 @@ struct EtcdSourceTests {
     #expect(store.layer(forKey: "maxBitrate") == .persistent)
   }
 
+  /// etcd was not a `standardLayers` parameter (issue 37, item 7): the fleet layer goes below
+  /// `data.plist` and above what shipped (a ConfigMap, the delivered file).
+  @Test func anEtcdSourceIsStandardLayersFleetBelowTheUsersFileAboveWhatShipped() throws {
+    let server = try EtcdServer()
+    try server.put(Self.prefix + "maxBitrate", "8000")
+    try server.put(Self.prefix + "greeting", "bonjour")
+    let directory = try TemporaryDirectory()
+    let configMap = directory.file("configmap")
+    try FileManager.default.createDirectory(at: configMap, withIntermediateDirectories: false)
+    try Data("hallo".utf8).write(to: configMap.appending(path: "greeting"))
+    try Data("2000".utf8).write(to: configMap.appending(path: "maxBitrate"))
+    let delivered = directory.file("JF-info.plist")
+    try PropertyListFile(url: delivered).write(["maxBitrate": 1000])
+    let source = EtcdSource(endpoints: [server.endpoint], prefix: Self.prefix, options: Self.quick)
+    let store = try LayeredPlistStore(
+      persistentFile: directory.file("data.plist"),
+      layers: LayeredPlistStore.standardLayers(
+        fleet: source, directories: [DirectorySource(directory: configMap, layer: "config")],
+        deliveredFile: delivered),
+      options: .init(savesAtExit: false))
+    #expect(store.layers == [.runtime, .persistent, "fleet", "config", .delivered])
+    let settings = PlayerFleetSettings(backend: store)
+    #expect(settings.maxBitrate == 8000)
+    #expect(settings.greeting == "bonjour")
+    settings.maxBitrate = 320
+    #expect(store.layer(forKey: "maxBitrate") == .persistent)
+  }
+
   @Test func aPutAndADeleteOnTheServerEachGiveOneEventForTheKey() async throws {
     let server = try EtcdServer()
     try server.put(Self.prefix + "maxBitrate", "8000")

@@ -110,7 +110,7 @@ private struct SecretNumberSettings: SettingsGroup {
     let directory = try TemporaryDirectory()
     let all = LayeredPlistStore.standardLayers(
       managed: LayerTestSource(.managed), arguments: LayerTestSource(.arguments),
-      environment: LayerTestSource(.environment),
+      environment: LayerTestSource(.environment), fleet: LayerTestSource("fleet"),
       directories: [LayerTestSource("config"), LayerTestSource("secrets")],
       deliveredFile: directory.file("JF-info.plist"),
       settingsBundle: LayerTestSource(.settingsBundle), bundledFile: directory.file("Info.plist"))
@@ -118,7 +118,7 @@ private struct SecretNumberSettings: SettingsGroup {
       persistentFile: directory.file("data.plist"), layers: all, options: Self.options)
     #expect(
       store.layers == [
-        .managed, .runtime, .arguments, .environment, .persistent, "config", "secrets",
+        .managed, .runtime, .arguments, .environment, .persistent, "fleet", "config", "secrets",
         .delivered, .settingsBundle, .bundled,
       ])
     #expect(store.deliveredFile?.url == directory.file("JF-info.plist"))

@@ -170,4 +170,36 @@ private struct ServiceSettings: SettingsGroup {
     #expect(settings.requestTimeout == 20)
     #expect(declared.map(\.kind) == [.layerValueRejected])
   }
+
+  /// A URL setting refuses text that isn't a URL (issue 37, item 7): `not a url` was read as
+  /// `not%20a%20url`, with no diagnostic.
+  @Test func aURLSettingRefusesTextThatIsNotAURLRatherThanEncodingIt() throws {
+    struct Endpoints: SettingsGroup {
+      @Setting var endpoint = URL(string: "https://default.example")!
+    }
+    let directory = try TemporaryDirectory()
+    let store = try serviceStore(
+      keys: ["endpoint"], environment: ["SVC_ENDPOINT": "not a url"], in: directory)
+    let (settings, declared) = collectingDiagnostics { Endpoints(backend: store) }
+    #expect(settings.endpoint.absoluteString == "https://default.example")
+    #expect(
+      declared.map(\.message) == [
+        "The environment layer's text 'not a url' for 'endpoint' (SVC_ENDPOINT) can't be read as "
+          + "URL; the layer is passed over for it: no other layer holds the key, so the setting "
+          + "reads its default"
+      ])
+    #expect(declared.map(\.kind) == [.layerValueRejected])
+    // Stored in data.plist, the reason says why.
+    #expect(URL.readFailureReason(for: "not a url") == "it is not a URL (a URL can't hold ' ')")
+    // A URL, a URL without a scheme, and a path still read.
+    for (text, read) in [
+      ("https://api.example/v1?q=a%20b", "https://api.example/v1?q=a%20b"),
+      ("www.example.com", "www.example.com"), ("/srv/data", "file:///srv/data"),
+    ] {
+      #expect(URL(propertyListValue: .string(text))?.absoluteString == read)
+    }
+    for text in ["not a url", "https://ex ample.com", "https://example.com/\u{E9}", "a\"b"] {
+      #expect(URL(propertyListValue: .string(text)) == nil, "\(text)")
+    }
+  }
 }

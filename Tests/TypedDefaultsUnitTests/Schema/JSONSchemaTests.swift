@@ -344,6 +344,29 @@ private func skipOrFail(_ why: String) throws -> ValidatorReport? {
     #expect(!FileManager.default.fileExists(atPath: folder.file("elsewhere").path))
   }
 
+  /// The error of a schema file that can't be written called the JSON file a property list
+  /// (issue 37, item 7).
+  @Test func aSchemaFileThatCantBeWrittenIsCalledAJSONFileNotAPropertyList() throws {
+    let folder = try TemporaryDirectory()
+    let store = try LayeredPlistStore(persistentFile: folder.file("data.plist"))
+    let schemaFile = folder.file("data.plist.schema.json")
+    try FileManager.default.createDirectory(at: schemaFile, withIntermediateDirectories: false)
+    let written = #expect(throws: SettingsError.self) {
+      try AppModel(backend: store).schema.write(nextTo: store.persistentFile.url)
+    }
+    #expect(
+      written?.description
+        == "Cannot write the JSON file at '\(schemaFile.path)': It is a directory")
+    let error = #expect(throws: SettingsError.self) { try AppModel(backend: store).writeSchema() }
+    #expect(
+      error?.description.hasPrefix("Cannot read the JSON file at '\(schemaFile.path)': ") == true,
+      "\(String(describing: error))")
+    // A property list is still called one.
+    #expect(
+      SettingsError(.fileNotWritable, path: "/a/data.plist", reason: "r").description
+        == "Cannot write the property list at '/a/data.plist': r")
+  }
+
   @Test func aCodableStructsFieldsAreNotGuessedFromItsDefault() throws {
     struct Profile: Codable, SettingValue, Equatable {
       var name = "guest"
