@@ -208,7 +208,7 @@ struct Domain {
   ///   - verb: The verb, for messages.
   ///   - layerFiles: Where a layered store's read-only files are, if not in its folder.
   /// - Throws: A usage ``Failure`` for an empty name, one that is only whitespace or holds a
-  ///   control character (``UserDefaultsBackend/suiteNameProblem(_:)``), an option in
+  ///   control character (`UserDefaultsBackend.fileNameProblem(_:)`), an option in
   ///   the domain's place (`defaults`' `-g`, `-app`, `-currentHost`, which `settings` doesn't
   ///   have), or `--delivered`/`--bundled` given for a domain that isn't a store folder; a
   ///   ``Failure`` for a folder path (ending in `/`) where there is no folder, or
@@ -227,7 +227,7 @@ struct Domain {
     }
     // A name (not a path) names a suite's file or an app's store folder: never one holding a
     // control character, as UserDefaultsBackend refuses it.
-    if !Self.looksLikePath(argument), let problem = UserDefaultsBackend.suiteNameProblem(argument) {
+    if !Self.looksLikePath(argument), let problem = UserDefaultsBackend.fileNameProblem(argument) {
       throw Failure.usage("\(verb): the domain name '\(argument)' is not a valid name: \(problem)")
     }
     if argument.hasSuffix("/") {
@@ -275,7 +275,7 @@ struct Domain {
   /// `domains` lists only the suites this holds for.
   static func isSuiteName(_ name: String) -> Bool {
     !name.allSatisfy(\.isWhitespace) && !name.hasPrefix("-") && !looksLikePath(name)
-      && UserDefaultsBackend.suiteNameProblem(name) == nil
+      && UserDefaultsBackend.fileNameProblem(name) == nil
   }
 
   private static func kind(

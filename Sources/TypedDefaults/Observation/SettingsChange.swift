@@ -61,3 +61,14 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
     hasher.combine(newValue)
   }
 }
+
+extension SettingsChange: CustomReflectable {
+  /// The key and the new value, as `dump` and a debugger show them: the value
+  /// `<secret>` wherever ``description`` hides it, so that no way of printing a change shows a
+  /// secret.
+  public var customMirror: Mirror {
+    let hidden = newValue != nil && (valueIsSecret || SecretRedaction.isDeclaredSecret(key))
+    let shown: Any = hidden ? SecretRedaction.placeholder : newValue as Any
+    return Mirror(self, children: ["key": key, "newValue": shown], displayStyle: .struct)
+  }
+}

@@ -36,6 +36,19 @@ private struct VideoSettings: SettingsGroup {
     }
   }
 
+  /// `UserDefaultsBackend(suiteName: "")` trapped at a library line, saying nothing in a release
+  /// build; the name is refused saying why, and can be checked first, as
+  /// `UserDefaults(suiteName:)` returns `nil`.
+  @Test func anEmptySuiteNameStopsTheProgramSayingWhyAndCanBeCheckedFirst() async {
+    #expect(UserDefaultsBackend.suiteNameProblem("") == "it is empty")
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = UserDefaultsBackend(suiteName: "")
+    }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(
+      standardError.contains("'' is not a valid suite name: it is empty"), "\(standardError)")
+  }
+
   @Test func aSuiteNameWithANewlineStopsTheProgramSayingWhy() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = UserDefaultsBackend(suiteName: "bad\nname")

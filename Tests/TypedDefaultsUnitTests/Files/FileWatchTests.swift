@@ -395,30 +395,11 @@ import TypedDefaultsTestSupport
     /// descriptors it has, so that every reload fails, then raises it again.
     @Test func aReloadOutOfDescriptorsIsReportedAndRetriedUntilTheChangeIsSeen() async {
       let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-        func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        /// Waits, polling, until `condition` holds or 20 seconds pass.
-        func poll(_ condition: () -> Bool) {
-          let deadline = Date().addingTimeInterval(20)
-          while !condition(), Date() < deadline { usleep(10_000) }
-        }
         // Made before the handler, which the first temporary folder replaces.
         let directory = try TemporaryDirectory()
-        let reports = Locked<[String]>([])
-        SettingsDiagnostics.handler = { diagnostic in
-          if diagnostic.kind == .watchFailed { reports.withLock { $0.append(diagnostic.message) } }
-        }
+        let reports = watchFailures()
         let count = 40
-        var stores: [LayeredPlistStore] = []
-        for index in 0..<count {
-          let folder = directory.file("app\(index)")
-          try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-          try PropertyListFile(url: folder.appendingPathComponent("data.plist")).write(["v": 1])
-          try PropertyListFile(url: folder.appendingPathComponent("next.plist")).write(["v": 2])
-          stores.append(
-            try LayeredPlistStore(
-              persistentFile: folder.appendingPathComponent("data.plist"),
-              options: .init(savesAtExit: false, watchesFiles: true)))
-        }
+        let stores = try watchingStores(count, in: directory)
         // No descriptor can be opened: the limit is the lowest free descriptor number.
         var lowestFree: Int32 = 0
         while fcntl(lowestFree, F_GETFD) != -1 { lowestFree += 1 }
@@ -432,12 +413,12 @@ import TypedDefaultsTestSupport
           let folder = directory.file("app\(index)").path
           rename(folder + "/next.plist", folder + "/data.plist")
         }
-        poll { reports.withLock { $0.count } >= count }
+        poll(seconds: 20) { reports.withLock { $0.count } >= count }
         let seenAtLimit = stores.filter { $0.value(forKey: "v") == 2 }.count
         limit.rlim_cur = original
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        poll { stores.allSatisfy { $0.value(forKey: "v") == 2 } }
-        let messages = reports.withLock { $0 }
+        poll(seconds: 20) { stores.allSatisfy { $0.value(forKey: "v") == 2 } }
+        let messages = reports.withLock { $0.map(\.message) }
         let cause =
           ": Too many open files; the store keeps the values it has and reads the file again, "
           + "every second at most, until it can"
@@ -451,6 +432,68 @@ import TypedDefaultsTestSupport
           reported: 40, naming the cause: true
           seen at the limit: 0
           seen: 40 of 40
+
+          """)
+    }
+
+    /// Watching stores with 24 descriptors to spare beside them each see another process's
+    /// save or report why not yet (issue 34, item 9: 1,000 stores under a limit of 1,024 open
+    /// files, and 35-85 of them stopped seeing changes, silently).
+    ///
+    /// Each store holds one descriptor, its file's version (`FileVersion`); the watches share
+    /// the process's one inotify descriptor. Reloads racing for the few descriptors left fail,
+    /// are reported (`watchFailed`, naming the store) and tried again until they succeed.
+    /// 200 stores by default, which cost the rest of the suite little; the issue's 1,000 with
+    /// `TYPEDDEFAULTS_WATCHED_STORES=1000`. Measured on this 2-core machine at 1,000: alone, every
+    /// store saw the change after 17-20 s, with 400-750 reports; beside the rest of the suite,
+    /// not every store had within 120 s, and the storm made a timing test of the coalescing
+    /// window fail.
+    @Test func watchingStoresAtTheDescriptorLimitEachSeeAChangeOrSayWhy() async {
+      let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+        // The room of a process with 24 descriptors open beside its stores (1,000 under a limit
+        // of 1,024), whatever this child inherited (other children's pipes, in a parallel run).
+        let directory = try TemporaryDirectory()
+        let reports = watchFailures()
+        // Those open now, the one listing them aside; not the lowest free number: inherited
+        // descriptors can sit above a gap.
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count - 1
+        let environment = ProcessInfo.processInfo.environment
+        let count = environment["TYPEDDEFAULTS_WATCHED_STORES"].flatMap { Int($0) } ?? 200
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = rlim_t(open + count + 24)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        // A throw out of an exit test stops the child with SIGILL, saying nothing: say it.
+        let stores: [LayeredPlistStore]
+        do { stores = try watchingStores(count, in: directory) } catch {
+          say("opening the stores failed: \(error)")
+          return
+        }
+        say("watching: \(stores.filter(\.isWatching).count) of \(count)")
+        for index in 0..<count {
+          let folder = directory.file("app\(index)").path
+          rename(folder + "/next.plist", folder + "/data.plist")
+        }
+        let seen = { stores.filter { $0.value(forKey: "v") == 2 }.map(\.name) }
+        poll(seconds: 60) { seen().count == count }
+        // A store that hasn't seen the change yet has said why, and is trying again.
+        let failures = reports.withLock { $0 }
+        let reported = Set(failures.map(\.backend))
+        let unaccounted = Set(stores.map(\.name)).subtracting(seen()).subtracting(reported)
+        say("neither seen nor reported: \(unaccounted.count)")
+        let cause =
+          ": Too many open files; the store keeps the values it has and reads the file again, "
+          + "every second at most, until it can"
+        say("every report names the cause: \(failures.allSatisfy { $0.message.hasSuffix(cause) })")
+        FileHandle.standardError.write(
+          Data("seen: \(seen().count), reports: \(failures.count)\n".utf8))
+      }
+      let count = ProcessInfo.processInfo.environment["TYPEDDEFAULTS_WATCHED_STORES"] ?? "200"
+      #expect(
+        String(decoding: result?.standardOutputContent ?? [], as: UTF8.self) == """
+          watching: \(count) of \(count)
+          neither seen nor reported: 0
+          every report names the cause: true
 
           """)
     }
@@ -576,4 +619,46 @@ import TypedDefaultsTestSupport
       #expect(!watcher.isArmed && !watcher.isRetrying)
     }
   #endif
+}
+
+// MARK: - Helpers of the child processes (exit tests capture nothing)
+
+/// Writes a line to standard output, which the parent reads.
+private func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Waits, polling every 10 ms, until `condition` holds or `seconds` pass.
+private func poll(seconds: Double, _ condition: () -> Bool) {
+  let deadline = Date().addingTimeInterval(seconds)
+  while !condition(), Date() < deadline { usleep(10_000) }
+}
+
+/// The `watchFailed` diagnostics reported from now on (after the first temporary folder is
+/// made, which sets a handler of its own).
+private func watchFailures() -> Locked<[SettingsDiagnostic]> {
+  let reports = Locked<[SettingsDiagnostic]>([])
+  SettingsDiagnostics.handler = { diagnostic in
+    if diagnostic.kind == .watchFailed { reports.withLock { $0.append(diagnostic) } }
+  }
+  return reports
+}
+
+/// `count` watching stores, each on `app<n>/data.plist` holding `v` = 1 beside `next.plist`
+/// holding `v` = 2, for another process's save by rename.
+private func watchingStores(
+  _ count: Int, in directory: TemporaryDirectory
+) throws -> [LayeredPlistStore] {
+  var stores: [LayeredPlistStore] = []
+  for index in 0..<count {
+    let folder = directory.file("app\(index)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try PropertyListFile(url: folder.appendingPathComponent("data.plist")).write(["v": 1])
+    try PropertyListFile(url: folder.appendingPathComponent("next.plist")).write(["v": 2])
+    stores.append(
+      try LayeredPlistStore(
+        persistentFile: folder.appendingPathComponent("data.plist"),
+        options: .init(savesAtExit: false, watchesFiles: true)))
+  }
+  return stores
 }

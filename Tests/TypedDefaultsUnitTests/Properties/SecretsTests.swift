@@ -100,6 +100,38 @@ private struct CredentialSettings: SettingsGroup {
     }
   }
 
+  /// A secret's change hides its value however the change is printed (issue 37, item 7).
+  ///
+  /// Interpolating a secret's change printed the secret; its `newValue` is the value itself,
+  /// for the app to use.
+  @Test func aSecretsChangeHidesItsValueHoweverTheChangeIsPrinted() throws {
+    let backend = InMemoryBackend()
+    let settings = AccountSettings(backend: backend)
+    let seen = Locked<[SettingsChange]>([])
+    let token = backend.observe(key: "apiToken") { change in seen.withLock { $0.append(change) } }
+    settings.apiToken = sentinel
+    withExtendedLifetime(token) {}
+    let change = try #require(seen.withLock { $0 }.first)
+    var dumped = ""
+    dump(change, to: &dumped)
+    #expect("\(change)" == "apiToken → <secret>")
+    #expect(String(reflecting: change) == "apiToken → <secret>")
+    #expect("\([change])" == "[apiToken → <secret>]")
+    #expect("\(Optional(change) as Any)" == "Optional(apiToken → <secret>)")
+    #expect(
+      dumped == """
+        ▿ apiToken → <secret>
+          - key: "apiToken"
+          - newValue: "<secret>"
+
+        """)
+    #expect(change.newValue == .string(sentinel))
+    // A plain key's change shows its value everywhere.
+    var plain = ""
+    dump(SettingsChange(key: "userName", newValue: "ada"), to: &plain)
+    #expect(plain.contains("ada"))
+  }
+
   @Test func aSecretInAModelClassIsLeftOutOfItsDump() throws {
     let model = AccountModel(backend: InMemoryBackend())
     model.apiToken = sentinel

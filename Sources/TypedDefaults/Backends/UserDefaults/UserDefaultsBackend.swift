@@ -155,11 +155,14 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   character (Unicode's category Cc, a newline or a tab among them), since on Linux it names
   ///   a file; it is refused, not escaped, on every platform. And Foundation must accept it:
   ///   `UserDefaults(suiteName:)` refuses the global domain's name and, on Apple platforms, the
-  ///   app's own bundle identifier.
+  ///   app's own bundle identifier. An invalid name stops the program with a message saying why,
+  ///   in every build configuration: a suite name is the program's own, as a key is. Where
+  ///   `UserDefaults(suiteName:)` would return `nil` for a name that comes from outside (an
+  ///   argument, a configuration file), ask ``suiteNameProblem(_:)`` first.
   public convenience init(suiteName: String, flushDelay: Double = 0.5) {
     Self.checkSuiteName(suiteName)
     guard let defaults = UserDefaults(suiteName: suiteName) else {
-      preconditionFailure("UserDefaults refuses the suite name '\(suiteName)'")
+      Self.refuse(suiteName, because: Self.foundationRefusal)
     }
     self.init(defaults, suiteName: suiteName, flushDelay: flushDelay)
   }
@@ -220,9 +223,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 
-  /// Why a name can't name a suite, or `nil` if it can: it is empty, or holds a `/` or a control
-  /// character (Unicode's category Cc: U+0000–U+001F, U+007F–U+009F, a newline or a tab among
-  /// them).
+  /// Why a name can't name a suite, or `nil` if it can: what ``init(suiteName:flushDelay:)``
+  /// would stop the program for, as `UserDefaults(suiteName:)` returns `nil`.
+  ///
+  /// A name is refused when it is empty, holds a `/` or a control character (Unicode's category
+  /// Cc: U+0000–U+001F, U+007F–U+009F, a newline or a tab among them), or when
+  /// `UserDefaults(suiteName:)` refuses it (the global domain's name, and on Apple platforms the
+  /// app's own bundle identifier).
   ///
   /// On Linux a suite is the file `<name>.plist` (corelibs' own rule, kept so that both name one
   /// file): a `/` would put it in another folder, and a control character in a file name is a
@@ -230,9 +237,30 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// that a name works wherever the code runs. Names are refused, not escaped: an escaped name
   /// would name another file than `UserDefaults(suiteName:)` writes.
   ///
+  /// ```swift
+  /// let name = "com.example.player"  // from an argument or a configuration file
+  /// if let problem = UserDefaultsBackend.suiteNameProblem(name) {
+  ///   print("Can't use the suite '\(name)': \(problem)")
+  /// } else {
+  ///   let backend = UserDefaultsBackend(suiteName: name)
+  ///   print(backend.name)
+  /// }
+  /// ```
+  ///
   /// - Parameter name: A suite name.
   /// - Returns: The reason, as `it holds a control character (U+000A)`, or `nil`.
-  package static func suiteNameProblem(_ name: String) -> String? {
+  public static func suiteNameProblem(_ name: String) -> String? {
+    if let problem = fileNameProblem(name) { return problem }
+    return UserDefaults(suiteName: name) == nil ? foundationRefusal : nil
+  }
+
+  /// Why Foundation's `UserDefaults(suiteName:)` returns `nil`.
+  private static let foundationRefusal =
+    "UserDefaults refuses it (the global domain's name, or the app's own bundle identifier)"
+
+  /// The part of ``suiteNameProblem(_:)`` that the name alone decides: empty, a `/`, a control
+  /// character.
+  package static func fileNameProblem(_ name: String) -> String? {
     if name.isEmpty { return "it is empty" }
     if name.contains("/") { return "it holds '/'" }
     let isControl = { (scalar: Unicode.Scalar) in scalar.properties.generalCategory == .control }
@@ -246,10 +274,14 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   /// Stops the program, saying why, if a name can't name a suite: a programming mistake.
   private static func checkSuiteName(_ name: String) {
-    if let problem = suiteNameProblem(name) {
-      preconditionFailure(
-        "'\(name.debugDescription.dropFirst().dropLast())' is not a valid suite name: \(problem)")
-    }
+    if let problem = fileNameProblem(name) { refuse(name, because: problem) }
+  }
+
+  /// Stops the program with the reason a suite name is refused; `fatalError`, not
+  /// `preconditionFailure`, so that a release build says why too.
+  private static func refuse(_ name: String, because problem: String) -> Never {
+    fatalError(
+      "'\(name.debugDescription.dropFirst().dropLast())' is not a valid suite name: \(problem)")
   }
 
   deinit {
