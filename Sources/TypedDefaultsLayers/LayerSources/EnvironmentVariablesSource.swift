@@ -52,12 +52,14 @@ import TypedDefaults
 /// - a variable with the prefix that is no key's: reported by name
 ///   (``SettingsError/Code/unknownEnvironmentVariable``), its value never shown, since it may be
 ///   a secret. With an empty prefix no variable is reported: every variable of the process would.
-/// - Kubernetes' service links for a Service named like the prefix (`SVC_SERVICE_HOST`,
-///   `SVC_SERVICE_PORT`, `SVC_PORT=tcp://10.0.0.1:80`, `SVC_PORT_80_TCP…`, set in every
-///   container of the namespace) are recognised and neither read nor reported, once
-///   `<prefix>SERVICE_HOST` is set; a key whose variable has such a name is still read, but
-///   `<prefix>PORT` holding a service link's `tcp://address:port` is not.
-///   Name the prefix after the app rather than its Service to avoid them.
+/// - Kubernetes' service links, set in every container of a namespace for each Service in it, are
+///   recognised and neither read nor reported when their names have the prefix: for a Service
+///   named like the prefix (`svc`: `SVC_SERVICE_HOST`, `SVC_SERVICE_PORT`,
+///   `SVC_PORT=tcp://10.0.0.1:80`, `SVC_PORT_80_TCP…`) or beginning with it (`svc-db`:
+///   `SVC_DB_SERVICE_HOST`, `SVC_DB_PORT=tcp://…`), once its `…_SERVICE_HOST` is set. A
+///   variable that is a setting's and a link's (`SVC_DATABASE_PORT` for `database.port`, beside
+///   a Service `svc-database`) is read unless it holds a link's `tcp://address:port`.
+///   Name the prefix after the app rather than its Services to avoid them.
 /// - a variable of the process whose value isn't UTF-8 (Foundation gives its bytes with each bad
 ///   sequence replaced by U+FFFD): not read, as any unreadable layer value, so the layers below
 ///   give the key's value; reported by name (``SettingsError/Code/layerValueUnreadable``), its
@@ -122,6 +124,7 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     layer: LayeredPlistStore.Layer = .environment
   ) {
     let prefix = Self.normalized(prefix)
+    let services = Self.linkedServices(in: environment)
     self.prefix = prefix
     self.layer = layer
     let declaredKeys = Set(keys).sorted()
@@ -155,7 +158,7 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
       }
       variableNames[key] = variable
       if let value = environment[variable],
-        !Self.isServiceLink(variable, value: value, prefix: prefix, environment: environment)
+        !Self.isServiceLink(variable, value: value, prefix: prefix, services: services)
       {
         if let problem = Self.problem(ofVariable: variable, key: key, given: value) {
           problems.append(problem)
@@ -168,7 +171,7 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
       for variable in environment.keys.sorted()
       where variable.hasPrefix(prefix) && keysByVariable[variable] == nil
         && !Self.isServiceLink(
-          variable, value: environment[variable] ?? "", prefix: prefix, environment: environment)
+          variable, value: environment[variable] ?? "", prefix: prefix, services: services)
       {
         problems.append(
           SettingsError(
@@ -196,6 +199,7 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
     layer: LayeredPlistStore.Layer = .environment
   ) {
     let prefix = Self.normalized(prefix)
+    let services = Self.linkedServices(in: environment)
     self.prefix = prefix
     self.layer = layer
     self.declaredKeys = nil
@@ -207,7 +211,7 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
       for variable in environment.keys.sorted()
       where variable.hasPrefix(prefix)
         && !Self.isServiceLink(
-          variable, value: environment[variable] ?? "", prefix: prefix, environment: environment)
+          variable, value: environment[variable] ?? "", prefix: prefix, services: services)
       {
         let key = Self.key(forName: String(variable.dropFirst(prefix.count)))
         guard !key.isEmpty else {
@@ -277,31 +281,55 @@ public final class EnvironmentVariablesSource: LayerSource, CustomStringConverti
       reason: "The environment variable \(variable) holds bytes that aren't UTF-8")
   }
 
-  /// Whether a variable is one of the service links Kubernetes sets in every container of a
-  /// namespace for a Service whose name gives the prefix (`svc` → `SVC_`), rather than the
-  /// operator's setting: with `<prefix>SERVICE_HOST` set, `<prefix>SERVICE_HOST`,
-  /// `<prefix>SERVICE_PORT`, `<prefix>SERVICE_PORT_<name>`, `<prefix>PORT_<n>_<TCP|UDP|SCTP>`
-  /// and its `_PROTO`, `_PORT` and `_ADDR`, and `<prefix>PORT` holding `tcp://<address>:<n>`
-  /// (or `udp://`, `sctp://`).
+  /// The names of the Services Kubernetes gave this container links to: every `<NAME>` whose
+  /// `<NAME>_SERVICE_HOST` is set (`SVC_DB` for a Service `svc-db`).
   ///
-  /// Such variables are neither read nor reported: a service named like the app's prefix is the
-  /// usual case, not a mistake (it made four diagnostics at every start). A key of the app's
-  /// whose variable has one of these names (`serviceHost`) is still read from it, but for
-  /// `<prefix>PORT` holding a service link's address.
+  /// - Parameter environment: Every variable.
+  /// - Returns: The names, without `_SERVICE_HOST`.
+  static func linkedServices(in environment: [String: String]) -> Set<String> {
+    let suffix = "_SERVICE_HOST"
+    return Set(
+      environment.keys.lazy.filter { $0.hasSuffix(suffix) && $0.count > suffix.count }
+        .map { String($0.dropLast(suffix.count)) })
+  }
+
+  /// Whether a variable is one of the service links Kubernetes sets in every container of a
+  /// namespace, for each Service in it, rather than the operator's setting: for a Service whose
+  /// `<NAME>_SERVICE_HOST` is set (`svc-db` → `SVC_DB`), `<NAME>_SERVICE_HOST`,
+  /// `<NAME>_SERVICE_PORT`, `<NAME>_SERVICE_PORT_<port name>`, `<NAME>_PORT_<n>_<TCP|UDP|SCTP>`
+  /// and its `_PROTO`, `_PORT` and `_ADDR`, and `<NAME>_PORT` holding `tcp://<address>:<n>` (or
+  /// `udp://`, `sctp://`).
+  ///
+  /// Such variables are neither read nor reported when their name has the prefix: a Service named
+  /// like the app's prefix (`svc`), or beginning with it (`svc-db`, `svc-database`), is the usual
+  /// case, not a mistake (each made four diagnostics at every start, and a fail-fast start failed
+  /// on them). A declared key whose variable is also a link's name (`database.port` and a Service
+  /// `svc-database`) is read only when the variable doesn't hold a link's address.
   ///
   /// - Parameters:
   ///   - variable: The variable's name, with the prefix.
   ///   - value: Its value.
   ///   - prefix: The prefix, with its trailing `_`.
-  ///   - environment: Every variable.
+  ///   - services: The linked Services' names (``linkedServices(in:)``).
   /// - Returns: Whether the variable is a service link.
   static func isServiceLink(
-    _ variable: String, value: String, prefix: String, environment: [String: String]
+    _ variable: String, value: String, prefix: String, services: Set<String>
   ) -> Bool {
-    guard !prefix.isEmpty, variable.hasPrefix(prefix),
-      environment[prefix + "SERVICE_HOST"] != nil
-    else { return false }
-    let name = variable.dropFirst(prefix.count)
+    guard !prefix.isEmpty, variable.hasPrefix(prefix), !services.isEmpty else { return false }
+    // Each `_` of the variable may end a Service's name.
+    var index = variable.startIndex
+    while let separator = variable[index...].firstIndex(of: "_") {
+      let service = String(variable[..<separator])
+      let name = variable[variable.index(after: separator)...]
+      if services.contains(service), isLink(name, value: value) { return true }
+      index = variable.index(after: separator)
+    }
+    return false
+  }
+
+  /// Whether `name`, a variable's name after its Service's name and `_`, is a service link's
+  /// with `value`.
+  private static func isLink(_ name: Substring, value: String) -> Bool {
     if name == "SERVICE_HOST" || name == "SERVICE_PORT" || name.hasPrefix("SERVICE_PORT_") {
       return true
     }

@@ -137,6 +137,37 @@ import TypedDefaultsTestSupport
     #expect(noService.problems.count == 1)
   }
 
+  /// Links of other Services whose names begin with the prefix (`svc-db`, `svc-database`), which
+  /// a fail-fast start refused (issue 37's trial: creating a `<app>-db` Service made the next
+  /// restart crash-loop), are neither read nor reported; a setting's variable that is also a
+  /// link's name is read when it holds the operator's value, not a link's address.
+  @Test func linksOfServicesWhoseNamesBeginWithThePrefixAreNeitherReadNorReported() {
+    let links = [
+      "SVC_DB_SERVICE_HOST": "10.0.0.2", "SVC_DB_SERVICE_PORT": "5432",
+      "SVC_DB_PORT": "tcp://10.0.0.2:5432", "SVC_DB_PORT_5432_TCP": "tcp://10.0.0.2:5432",
+      "SVC_DB_PORT_5432_TCP_ADDR": "10.0.0.2",
+      "SVC_DATABASE_SERVICE_HOST": "10.0.0.3", "SVC_DATABASE_SERVICE_PORT": "5432",
+      "SVC_DATABASE_PORT": "tcp://10.0.0.3:5432",
+      "SVC_DATABASE_PORT_5432_TCP_PROTO": "tcp",
+      "OTHER_SERVICE_HOST": "10.0.0.4", "OTHER_PORT": "tcp://10.0.0.4:80",
+    ]
+    let keyed = EnvironmentVariablesSource(
+      prefix: "SVC", keys: ["database.port", "logLevel"],
+      environment: links.merging(["SVC_LOG_LEVEL": "info"]) { $1 }
+    ).read()
+    #expect(keyed.values == ["logLevel": "info"])
+    #expect(keyed.problems == [])
+    let keyless = EnvironmentVariablesSource(prefix: "SVC", environment: links).read()
+    #expect(keyless.values == [:])
+    #expect(keyless.problems == [])
+    let operators = EnvironmentVariablesSource(
+      prefix: "SVC", keys: ["database.port"],
+      environment: links.merging(["SVC_DATABASE_PORT": "6543"]) { $1 }
+    ).read()
+    #expect(operators.values == ["database.port": "6543"])
+    #expect(operators.problems == [])
+  }
+
   @Test func anEmptyPrefixReadsTheKeysNamesAndReportsNoOtherVariable() {
     let source = EnvironmentVariablesSource(
       prefix: "", keys: ["serverURL"], environment: ["SERVER_URL": "x", "PATH": "/bin"])
