@@ -91,7 +91,7 @@ extension SettingsContainer {
     guard let backend = settings.first?.setting.backend else { return }
     let view = backend as? any BackendView
     let base = view?.base ?? backend
-    guard let storeFile = (base as? any KeepsStoreFile)?.storeFile else {
+    guard let keeper = base as? any KeepsStoreFile, let storeFile = keeper.storeFile else {
       throw SettingsError(
         .fileNotWritable, path: nil,
         reason: "\(base.name) keeps no file next to which a schema could be written")
@@ -105,7 +105,8 @@ extension SettingsContainer {
         return setting
       }
     }
-    try AtomicFile.createMissingFolder(of: storeFile)
+    // Created as the store's first save would: never a home that doesn't exist.
+    try keeper.createMissingFolder(forWriting: SettingsSchema.fileURL(nextTo: storeFile))
     try AtomicFile.withLock(on: SettingsSchema.fileURL(nextTo: storeFile)) {
       () throws(SettingsError) in
       let merged = try SettingsSchema(contentsOfFileNextTo: storeFile)?.merging(schema) ?? schema

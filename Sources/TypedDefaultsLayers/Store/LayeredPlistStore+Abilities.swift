@@ -74,4 +74,25 @@ extension LayeredPlistStore: HasSecretLayers {
 extension LayeredPlistStore: KeepsStoreFile {
   /// The persistent layer's file, `data.plist`: the file the `settings` tool writes.
   package var storeFile: URL? { persistentFile.url }
+
+  /// Creates the folder of `file` if it is missing, by the rule of the store's first save: a
+  /// folder ``StandardLocation`` chose in a home that doesn't exist is never created, and one
+  /// that can't be created is blamed on the variables that chose it.
+  ///
+  /// - Parameter file: The file to be written (a schema next to `data.plist`).
+  /// - Throws: ``SettingsError/Code/fileNotWritable`` naming `file`.
+  package func createMissingFolder(forWriting file: URL) throws(SettingsError) {
+    let folder = file.deletingLastPathComponent()
+    guard !FileManager.default.fileExists(atPath: folder.path) else { return }
+    let choice = StandardLocation.choice(ofFolder: folder)
+    if let problem = choice?.creationProblem(of: folder) {
+      throw SettingsError(.fileNotWritable, path: file.path, reason: problem)
+    }
+    do {
+      try AtomicFile.createMissingFolder(of: file)
+    } catch {
+      throw SettingsError(
+        .fileNotWritable, path: error.path, reason: error.reason + (choice?.advice ?? ""))
+    }
+  }
 }

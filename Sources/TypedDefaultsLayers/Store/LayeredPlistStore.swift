@@ -258,7 +258,18 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         format: options.format, keyNormalization: options.keyNormalization?.normalize,
         movesCorruptFileAside: options.movesCorruptFileAside))
     let (leftovers, opened) = persisted.open(reportingClashesAs: name)
-    let read = try opened.get()
+    let read: PersistedPropertyListFile.Read
+    do {
+      read = try opened.get()
+    } catch {
+      // A folder StandardLocation chose that this user can't read (a service started as
+      // nobody with root's HOME): the error says which variables choose it.
+      guard error.code == .fileNotReadable,
+        let choice = StandardLocation.choice(
+          ofFolder: persistentFile.deletingLastPathComponent())
+      else { throw error }
+      throw SettingsError(error.code, path: error.path, reason: error.reason + choice.advice)
+    }
     values[order.firstIndex(of: .persistent)!] = read.entries
     if read.version != nil || !read.entries.isEmpty { loaded.insert(.persistent) }
     var unreadableShippedEntries: [SettingsError] = []

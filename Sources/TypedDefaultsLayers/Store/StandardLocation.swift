@@ -206,7 +206,7 @@ public enum StandardLocation: String, Sendable, Hashable, CaseIterable {
     package func creationProblem(of folder: URL) -> String? {
       guard let home, !FileManager.default.fileExists(atPath: home) else { return nil }
       return "The folder '\(folder.path)' is in the home '\(home)', which does not exist, and a "
-        + "home is not created as a side effect of a save; the folder is chosen by "
+        + "home is not created as a side effect of a write; the folder is chosen by "
         + "\(variables): set one of them to a folder this user can write"
     }
 

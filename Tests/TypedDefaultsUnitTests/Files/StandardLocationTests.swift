@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TypedDefaultsLayers
+import TypedDefaultsSchema
 import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
@@ -285,7 +286,7 @@ import TypedDefaultsTestSupport
         error?.description
           == "Cannot write the property list at '\(file.path)': The folder '\(folder.path)' is in "
           + "the home '\(home.path)', which does not exist, and a home is not created as a side "
-          + "effect of a save; the folder is chosen by XDG_DATA_HOME, then STATE_DIRECTORY (as "
+          + "effect of a write; the folder is chosen by XDG_DATA_HOME, then STATE_DIRECTORY (as "
           + "systemd's StateDirectory= sets it), then HOME: set one of them to a folder this "
           + "user can write")
       #expect(!exists(home))
@@ -294,6 +295,57 @@ import TypedDefaultsTestSupport
       try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
       try store.save()
       #expect(try PropertyListFile(url: file).readDictionary() == ["volume": 0.5])
+    #endif
+  }
+
+  /// As root with a home that doesn't exist, `writeSchema()` created the home and the data
+  /// folder below it, which a save refuses to (issue 37's trial): a schema's write follows the
+  /// store's rule, and its error names the schema file, a JSON file.
+  @Test func writingASchemaInAHomeThatDoesNotExistFailsAndCreatesNothing() throws {
+    #if !canImport(Darwin)
+      final class Service: SettingsModel, @unchecked Sendable {
+        // @unchecked Sendable: every stored property is a @Setting.
+        @Setting var port = 8080
+      }
+      let directory = try TemporaryDirectory()
+      let home = directory.file("nonexistent")
+      let folder = try StandardLocation.data.directory(
+        for: "com.example.schema", environment: ["HOME": home.path])
+      let file = folder.appending(path: "data.plist")
+      let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+      let service = Service(backend: store)
+      let error = #expect(throws: SettingsError.self) { try service.writeSchema() }
+      #expect(error?.code == .fileNotWritable)
+      #expect(error?.path == SettingsSchema.fileURL(nextTo: file).path)
+      #expect(error?.description.hasPrefix("Cannot write the JSON file at") == true)
+      #expect(error?.description.contains("which does not exist") == true)
+      #expect(!exists(home))
+      try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
+      try service.writeSchema()
+      #expect(exists(SettingsSchema.fileURL(nextTo: file)))
+    #endif
+  }
+
+  /// A service started as another user with the first user's `HOME` couldn't read its store's
+  /// file, and the error named no variable (issue 37's trial): an unreadable `data.plist` in a
+  /// folder `StandardLocation` chose says which variables choose the folder. (A directory where
+  /// the file should be stands in for a file this user may not read, which root always may.)
+  @Test func aStoreFileThatCantBeReadInAChosenFolderNamesTheVariables() throws {
+    #if !canImport(Darwin)
+      let directory = try TemporaryDirectory()
+      let folder = try StandardLocation.data.directory(
+        for: "com.example.unreadable", environment: ["XDG_DATA_HOME": directory.url.path])
+      let file = folder.appending(path: "data.plist")
+      try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+      let error = #expect(throws: SettingsError.self) {
+        try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
+      }
+      #expect(error?.code == .fileNotReadable)
+      #expect(
+        error?.description.hasSuffix(
+          "; the folder is chosen by XDG_DATA_HOME, then STATE_DIRECTORY (as systemd's "
+            + "StateDirectory= sets it), then HOME: set one of them to a folder this user can "
+            + "write") == true, "\(String(describing: error))")
     #endif
   }
 
