@@ -63,6 +63,9 @@ extension LayeredPlistStore {
     /// What the declaration accepts, for the mark of a winning value outside it (`in 0.0...1.0`),
     /// when the declared type reads that value; `nil` otherwise.
     let refusedBecause: String?
+    /// Why each passed-over value is refused, for its mark (`unreadable as Int`, `not allowed
+    /// (Int accepts in 1...65535)`).
+    let passedOverBecause: [Layer: String]
 
     /// The layer whose value a read returns: the highest-priority layer holding the key, unless
     /// the type a model declared for the key can't read that value (see ``unreadableLayer``),
@@ -85,6 +88,14 @@ extension LayeredPlistStore {
       declared: DeclaredKey?
     ) {
       self.passedOver = passedOver
+      let typeName = declared.map { TypeNames.sugared($0.valueType) } ?? "the setting"
+      passedOverBecause = passedOver.compactMapValues { value in
+        switch declared?.refusal(of: value) {
+        case .unreadable?: "unreadable as \(typeName)"
+        case .notAllowed(let accepted)?: "not allowed (\(typeName) accepts \(accepted))"
+        case nil: nil
+        }
+      }
       self.layerConditions = layerConditions
       self.key = key
       self.layers = layers
@@ -122,8 +133,9 @@ extension LayeredPlistStore {
     ///   bundled     https://api.example.com
     /// ```
     ///
-    /// A layer's value the setting refuses is shown as its source gave it, marked
-    /// `<- passed over: Int refuses it` (the next layer holding the key gives the value).
+    /// A layer's value the setting refuses is shown as its source gave it, marked with why:
+    /// `<- passed over: unreadable as Int`, `<- passed over: not allowed (Int accepts in
+    /// 1...65535)` (the next layer holding the key gives the value).
     /// A winning value the declared type can't read is marked instead
     /// `<- unreadable as Double: reads as the default`, one its declaration doesn't accept
     /// `<- not allowed (Double accepts in 0.0...1.0): reads as the default`; the key's declared
@@ -145,7 +157,8 @@ extension LayeredPlistStore {
         let shown = (values[layer] ?? refused).map { self.shown($0, in: layer) } ?? missing
         let mark =
           if refused != nil {
-            "   <- passed over: \(declaredTypeName ?? "the setting") refuses it"
+            "   <- passed over: "
+              + (passedOverBecause[layer] ?? "\(declaredTypeName ?? "the setting") refuses it")
           } else if layer == source, layer == forcedBy {
             "   <- wins (\(layer): can't be changed)"
           } else if layer == source {
