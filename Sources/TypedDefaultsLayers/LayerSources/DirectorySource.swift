@@ -46,6 +46,12 @@ import TypedDefaults
 /// - **A file that can't be read** (over ``maximumFileSize`` bytes, no permission, not a regular
 ///   file, such as a FIFO) is left out and reported as a problem (a ``SettingsError`` naming the
 ///   key and the file's path); the other files are still read.
+/// - **A file naming no setting is a configuration problem.** Once a model is bound to the
+///   store, ``LayeredPlistStore/configurationProblems()`` (and so
+///   ``LayeredPlistStore/checkConfiguration()``) lists each file whose name, normalized as the
+///   store normalizes keys, no bound model declared, tagged with the layer and naming the file's
+///   path (never its contents), with a "did you mean" for a near key:
+///   `[config] The file '/etc/config/reqestTimeout' names no setting; did you mean 'requestTimeout'?`.
 /// - **A missing folder is an empty layer**, not an error: a mount may come later, and a
 ///   watching source takes it in when it does. A folder that can't be listed makes ``read()``
 ///   throw.

@@ -11,8 +11,9 @@ extension LayeredPlistStore {
     /// ``SettingsDiagnostic/Kind/layerValueRejected`` (a source's value passed over),
     /// ``SettingsDiagnostic/Kind/typeMismatch`` or ``SettingsDiagnostic/Kind/valueNotAllowed``
     /// (a value in `data.plist` or the runtime layer the setting refuses),
-    /// ``SettingsDiagnostic/Kind/layerSourceProblem`` (a source's problem: an option or
-    /// variable naming no setting, an option given twice, an entry it couldn't read) or
+    /// ``SettingsDiagnostic/Kind/layerSourceProblem`` (a source's problem: an option,
+    /// variable or mounted file naming no setting, an option given twice, an entry it couldn't
+    /// read) or
     /// ``SettingsDiagnostic/Kind/corruptFile`` (a file that couldn't be read, or was recovered).
     public let kind: SettingsDiagnostic.Kind
     /// The key, or `nil` for a problem of a whole layer or file.
@@ -71,6 +72,11 @@ extension LayeredPlistStore {
   /// - each value the runtime layer or `data.plist` holds that the setting refuses, which the
   ///   setting reads as its default (``SettingsDiagnostic/Kind/typeMismatch``,
   ///   ``SettingsDiagnostic/Kind/valueNotAllowed``);
+  /// - each file of a mounted folder (``DirectorySource``) whose name, normalized as the store
+  ///   normalizes keys, is no declared key (`reqestTimeout` for `requestTimeout`, with a
+  ///   "did you mean" for a near one), named by its path, never its contents; Kubernetes' own
+  ///   entries (`..data`, the timestamped folders) and other names starting with `.` are never
+  ///   keys, and nothing is listed before a model declares a key;
   /// - what each source's latest read reported: an option or a variable naming no setting, an
   ///   option given twice, an entry it couldn't read, a file opened as an empty layer
   ///   (``Options/opensDespiteUnreadableReadOnlyFiles``);
@@ -114,6 +120,8 @@ extension LayeredPlistStore {
       return values
     }
     found += values
+    // The keys a mounted folder's files name that no model declared.
+    found += undeclaredKeyProblems(declared: declared)
     // What the sources and files reported.
     for slot in sourceSlots {
       for problem in slot.problems.withLock({ $0 }) {

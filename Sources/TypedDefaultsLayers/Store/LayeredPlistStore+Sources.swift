@@ -27,6 +27,10 @@ extension LayeredPlistStore {
     /// The problems of the source's latest read, so that a reread records and reports only the
     /// new ones.
     let problems = Locked<[SettingsError]>([])
+    /// The keys of the source's latest applied read, as the source named them (before the
+    /// store's key normalization): a mounted folder's file names, for
+    /// ``LayeredPlistStore/undeclaredKeyProblems(declared:)``.
+    let names = Locked<[String]>([])
 
     init(index: Int, source: any LayerSource) {
       self.index = index
@@ -133,6 +137,7 @@ extension LayeredPlistStore {
     let changed = changingState { state in
       guard state.appliedReads[slot.index, default: 0] < read else { return false }
       state.appliedReads[slot.index] = read
+      slot.names.withLock { $0 = Array(contents.values.keys) }
       return apply(values, to: slot, in: &state, rejections: &rejections)
     }
     for rejection in rejections { SettingsDiagnostics.report(rejection) }

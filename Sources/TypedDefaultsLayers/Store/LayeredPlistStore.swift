@@ -294,6 +294,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
       if slot.holdsSecrets { SecretRedaction.noteSecret(entries.keys) }
       unreadableShippedEntries += contents.problems
       slot.problems.withLock { $0 = contents.problems }
+      slot.names.withLock { $0 = Array(contents.values.keys) }
       if !contents.isMissing { loaded.insert(slot.layer) }
     }
     self.layersLoadedFromDisk = loaded
