@@ -176,7 +176,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     guard let value = converted(stored) else { return defaultValue }
     switch stored {
     case _ where !sharesConversions || !Self.conversionIsAValue, .bool, .integer, .real:
-      break  // a scalar is read from the cell's atomic words
+      // Not kept: a conversion this setting mustn't share or hand out twice, or a scalar (read
+      // from the cell's atomic words).
+      break
     default:
       cellBackend.setConversion(
         ConvertedValue(source: stored, value: value), in: cell, ifValueIs: stored)
