@@ -60,7 +60,11 @@ import TypedDefaultsTestSupport
       }
       #expect(seen == 1)
       try probe(["layered", file.path, "save-each", "volume", "int:5", "int:6"])
-      await eventually("the store sees volume = 6") { store.value(forKey: "volume") == 6 }
+      // The store's value and the call are waited for together: the call comes from the
+      // store's observers, after the value is stored (under ThreadSanitizer, a while after).
+      await eventually("the store sees volume = 6 and onChange is called") {
+        store.value(forKey: "volume") == 6 && calls.count >= 1
+      }
       // Called once (tracking ends at its first change), after the new value is stored.
       #expect(calls.count == 1)
       #expect([5, 6].contains(calls.last ?? 0))
