@@ -63,8 +63,8 @@ extension LayeredPlistStore {
     /// What the declaration accepts, for the mark of a winning value outside it (`in 0.0...1.0`),
     /// when the declared type reads that value; `nil` otherwise.
     let refusedBecause: String?
-    /// Why each passed-over value is refused, for its mark (`unreadable as Int`, `not allowed
-    /// (Int accepts in 1...65535)`).
+    /// Why each passed-over value is refused, as the store judged it (`is not allowed (the
+    /// setting accepts in 1...65535)`, `can't be read as Int`), for its mark.
     let passedOverBecause: [Layer: String]
 
     /// The layer whose value a read returns: the highest-priority layer holding the key, unless
@@ -85,17 +85,10 @@ extension LayeredPlistStore {
       nextLaunchChange: NextLaunchChange?,
       layersWithoutFile: Set<Layer>, secretLayers: Set<Layer> = [], forcedLayers: [Layer] = [],
       layerConditions: [Layer: String] = [:], passedOver: [Layer: PropertyListValue] = [:],
-      declared: DeclaredKey?
+      passedOverBecause: [Layer: String] = [:], declared: DeclaredKey?
     ) {
       self.passedOver = passedOver
-      let typeName = declared.map { TypeNames.sugared($0.valueType) } ?? "the setting"
-      passedOverBecause = passedOver.compactMapValues { value in
-        switch declared?.refusal(of: value) {
-        case .unreadable?: "unreadable as \(typeName)"
-        case .notAllowed(let accepted)?: "not allowed (\(typeName) accepts \(accepted))"
-        case nil: nil
-        }
-      }
+      self.passedOverBecause = passedOverBecause
       self.layerConditions = layerConditions
       self.key = key
       self.layers = layers
@@ -133,9 +126,9 @@ extension LayeredPlistStore {
     ///   bundled     https://api.example.com
     /// ```
     ///
-    /// A layer's value the setting refuses is shown as its source gave it, marked with why:
-    /// `<- passed over: unreadable as Int`, `<- passed over: not allowed (Int accepts in
-    /// 1...65535)` (the next layer holding the key gives the value).
+    /// A layer's value the setting refuses is shown as its source gave it, marked with why, in
+    /// the words of the store's `layerValueRejected` diagnostic: `<- passed over: is not allowed
+    /// (the setting accepts in 1...65535)` (the next layer holding the key gives the value).
     /// A winning value the declared type can't read is marked instead
     /// `<- unreadable as Double: reads as the default`, one its declaration doesn't accept
     /// `<- not allowed (Double accepts in 0.0...1.0): reads as the default`; the key's declared

@@ -474,8 +474,14 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         if let value = state.layers[index][key] { values[layer] = value }
       }
       var passedOver: [Layer: PropertyListValue] = [:]
+      var passedOverBecause: [Layer: String] = [:]
       for slot in sourceSlots {
-        if let refused = state.refused[slot.index]?[key] { passedOver[slot.layer] = refused }
+        guard let refused = state.refused[slot.index]?[key] else { continue }
+        passedOver[slot.layer] = refused
+        // Why, by the one rule that passed it over (the words of its diagnostic).
+        if let declared, case .refused(let problem) = judge(refused, in: slot, declared: declared) {
+          passedOverBecause[slot.layer] = problem
+        }
       }
       let change = state.nextLaunch[key].map { pending -> Provenance.NextLaunchChange in
         pending.map(Provenance.NextLaunchChange.set) ?? .remove
@@ -485,7 +491,7 @@ public final class LayeredPlistStore: SettingsBackend, CellBackend {
         layersWithoutFile: Set(state.order.filter { !$0.isWritable })
           .subtracting(layersLoadedFromDisk),
         secretLayers: secretLayers, forcedLayers: forcedLayers, layerConditions: conditions,
-        passedOver: passedOver, declared: declared)
+        passedOver: passedOver, passedOverBecause: passedOverBecause, declared: declared)
     }
   }
 

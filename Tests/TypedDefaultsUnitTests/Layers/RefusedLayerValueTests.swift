@@ -89,7 +89,7 @@ private struct ServiceSettings: SettingsGroup {
         port
           runtime     -
           arguments   -
-          environment 70000   <- passed over: not allowed (Int accepts in 1...65535)
+          environment 70000   <- passed over: is not allowed (the setting accepts in 1...65535)
           persistent  -
           delivered   9000   <- wins
         """)
