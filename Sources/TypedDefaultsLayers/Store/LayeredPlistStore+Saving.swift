@@ -126,26 +126,12 @@ extension LayeredPlistStore {
     // that went away later (an unmounted volume) is not made again.
     let createsFolder = isFirstSave && !layersLoadedFromDisk.contains(.persistent)
     // A folder StandardLocation chose: never a home that doesn't exist, and a folder that can't
-    // be created is blamed on the variables that chose it, not only named (issue 37, item 3).
-    let folder = persistentFile.url.deletingLastPathComponent()
-    let choice =
-      createsFolder && !FileManager.default.fileExists(atPath: folder.path)
-      ? StandardLocation.choice(ofFolder: folder) : nil
-    if let problem = choice?.creationProblem(of: folder) {
-      throw SettingsError(.fileNotWritable, path: persistentFile.url.path, reason: problem)
-    }
-    let outcome: PersistedPropertyListFile.SaveOutcome
-    do {
-      outcome = try persisted.saveLocked(
-        pending, format: persistentFormat, createsFolder: createsFolder,
-        isSecret: isDeclaredSecret, updating: update)
-    } catch let error
-      where error.code == .fileNotWritable && choice != nil
-      && !FileManager.default.fileExists(atPath: folder.path)
-    {
-      throw SettingsError(
-        .fileNotWritable, path: error.path, reason: error.reason + (choice?.advice ?? ""))
-    }
+    // be created is blamed on the variables that chose it, not only named (issue 37, item 3);
+    // the rule a schema's write follows too (``createMissingFolder(forWriting:)``).
+    if createsFolder { try createMissingFolder(forWriting: persistentFile.url) }
+    let outcome = try persisted.saveLocked(
+      pending, format: persistentFormat, createsFolder: createsFolder,
+      isSecret: isDeclaredSecret, updating: update)
     let ((), changed) = changingStateUnpublished { state in
       // The updated keys take the saved values, unless this process wrote them again meanwhile.
       for key in state.unsaved.settle(after: outcome, of: pending) {
