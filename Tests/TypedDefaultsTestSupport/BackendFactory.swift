@@ -54,28 +54,37 @@ package struct BackendFactory: Sendable, CustomTestStringConvertible {
   }
 
   /// On Linux the backend saves the suite file itself, as a binary property list.
-  package static let userDefaults = BackendFactory(
-    name: "UserDefaultsBackend",
-    storesXML: false,
-    refusesControlCharacters: { () -> Bool in
-      #if canImport(Darwin)
-        false
-      #else
-        true
-      #endif
-    }()
-  ) {
-    let suite = TemporarySuite()
-    return Instance(backend: suite.backend, resources: [suite]) {
-      // Flush, then let a second process read the suite from disk.
-      suite.backend.synchronize()
-      let dump = try runProductData("SettingsProbe", ["userdefaults", suite.name, "dump"])
-      guard dump.status == 0 else {
-        throw SettingsError(
-          .fileNotReadable, reason: String(decoding: dump.standardError, as: UTF8.self))
+  package static let userDefaults = userDefaults(writtenOnlyThroughLibrary: false)
+
+  /// A backend created with the owner's promise: on Linux, settings read through its cells.
+  package static let promisedUserDefaults = userDefaults(writtenOnlyThroughLibrary: true)
+
+  private static func userDefaults(writtenOnlyThroughLibrary: Bool) -> BackendFactory {
+    BackendFactory(
+      name: writtenOnlyThroughLibrary
+        ? "UserDefaultsBackend (written only through the library)" : "UserDefaultsBackend",
+      storesXML: false,
+      refusesControlCharacters: { () -> Bool in
+        #if canImport(Darwin)
+          false
+        #else
+          true
+        #endif
+      }()
+    ) {
+      let suite = TemporarySuite(writtenOnlyThroughLibrary: writtenOnlyThroughLibrary)
+      return Instance(backend: suite.backend, resources: [suite]) {
+        // Flush, then let a second process read the suite from disk.
+        suite.backend.synchronize()
+        let dump = try runProductData("SettingsProbe", ["userdefaults", suite.name, "dump"])
+        guard dump.status == 0 else {
+          throw SettingsError(
+            .fileNotReadable, reason: String(decoding: dump.standardError, as: UTF8.self))
+        }
+        let contents = try PropertyListFile.decode(
+          dump.standardOutput, path: "SettingsProbe output")
+        return InMemoryBackend(contents.root.dictionaryValue ?? [:], name: "second process")
       }
-      let contents = try PropertyListFile.decode(dump.standardOutput, path: "SettingsProbe output")
-      return InMemoryBackend(contents.root.dictionaryValue ?? [:], name: "second process")
     }
   }
 
@@ -107,7 +116,7 @@ package struct BackendFactory: Sendable, CustomTestStringConvertible {
 
   /// Every backend of the library: each must pass the conformance suite.
   package static let all: [BackendFactory] = [
-    .inMemory, .userDefaults, .layeredPlistStore, .xmlLayeredPlistStore,
+    .inMemory, .userDefaults, .promisedUserDefaults, .layeredPlistStore, .xmlLayeredPlistStore,
   ]
 
   /// The prefix of the scoped views below.

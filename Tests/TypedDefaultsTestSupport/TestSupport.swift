@@ -88,8 +88,11 @@ package final class TemporarySuite: Sendable {
   /// write the values back after the cleanup.
   package let backend: UserDefaultsBackend
 
-  package init() {
-    backend = UserDefaultsBackend(suiteName: name)
+  /// - Parameter writtenOnlyThroughLibrary: Whether the backend is created with the owner's
+  ///   promise (`UserDefaultsBackend.isWrittenOnlyThroughLibrary`).
+  package init(writtenOnlyThroughLibrary: Bool = false) {
+    backend = UserDefaultsBackend(
+      suiteName: name, writtenOnlyThroughLibrary: writtenOnlyThroughLibrary)
   }
 
   /// Where swift-corelibs-foundation keeps this suite's file for this process (it honours

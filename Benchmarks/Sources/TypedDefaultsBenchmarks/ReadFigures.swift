@@ -121,6 +121,8 @@ enum ReadBackend: String {
   case memory
   case layered
   case userDefaults
+  /// `UserDefaultsBackend(…, writtenOnlyThroughLibrary: true)`: reads through cells.
+  case promisedUserDefaults
 
   /// How a figure names the backend and where its value is.
   var description: String {
@@ -128,6 +130,7 @@ enum ReadBackend: String {
     case .memory: "InMemoryBackend"
     case .layered: "LayeredPlistStore, value in data.plist"
     case .userDefaults: "UserDefaultsBackend, named suite (baseline: locked dictionary)"
+    case .promisedUserDefaults: "UserDefaultsBackend, written only through the library"
     }
   }
 }
@@ -185,9 +188,10 @@ extension Figures {
       let store = try LayeredPlistStore(persistentFile: file, options: .init(savesAtExit: false))
       for key in stored.keys { precondition(store.layer(forKey: key) == .persistent) }
       backend = store
-    case .userDefaults:
+    case .userDefaults, .promisedUserDefaults:
       let suite = "TypedDefaultsBenchmarks.typed.\(ProcessInfo.processInfo.processIdentifier)"
-      let defaults = UserDefaultsBackend(suiteName: suite)
+      let defaults = UserDefaultsBackend(
+        suiteName: suite, writtenOnlyThroughLibrary: kind == .promisedUserDefaults)
       cleanup = { ChildProcesses.removeSuite(defaults) }
       try defaults.setValues(stored)
       backend = defaults

@@ -18,8 +18,20 @@ package protocol CellBackend: AnyObject, SettingsBackend {
   /// address for this one.
   var cellsIdentity: CellsIdentity { get }
 
+  /// Whether settings bound to the backend read and write through its cells; `true` unless the
+  /// backend keeps cells only when its owner asks (``UserDefaultsBackend`` on Linux, created
+  /// with the promise that the suite is written only through the library).
+  ///
+  /// Asked once per model bound, never on the read path.
+  var offersCells: Bool { get }
+
   /// The value in `cell`, read under the backend's lock.
   func value(in cell: ValueCell) -> PropertyListValue?
+
+  /// What the backend stores for `key`, whose cell is `cell`
+  /// (``SettingsBackend/storedValue(forKey:)``): the cell's value where every value the backend
+  /// reads is a stored one.
+  func storedValue(in cell: ValueCell, forKey key: String) -> PropertyListValue?
 
   /// The conversion of the cell's current value a setting left in the cell, if any, read under
   /// the backend's lock.
@@ -34,6 +46,16 @@ package protocol CellBackend: AnyObject, SettingsBackend {
   /// same as ``SettingsBackend/setValue(_:forKey:)``, faster where the cell is all it needs.
   func setValue(
     _ value: PropertyListValue?, in cell: ValueCell, forKey key: String) throws(SettingsError)
+}
+
+extension CellBackend {
+  @usableFromInline
+  package var offersCells: Bool { true }
+
+  @usableFromInline
+  package func storedValue(in cell: ValueCell, forKey key: String) -> PropertyListValue? {
+    value(in: cell)
+  }
 }
 
 /// The identity of one backend's cells (see ``CellBackend/cellsIdentity``).

@@ -19,7 +19,7 @@ final class BackendBinding: @unchecked Sendable {
   @usableFromInline let target: any SettingsBackend
   /// The view's prefix in `target` (empty when `backend` is not a view).
   let targetPrefix: String
-  /// `target`, when it keeps its values in cells.
+  /// `target`, when it keeps its values in cells and offers them (``CellBackend/offersCells``).
   let cellBackend: (any CellBackend)?
   /// Whether writes through a setting must report themselves to `target`'s observers.
   let reportsWrites: Bool
@@ -49,7 +49,7 @@ final class BackendBinding: @unchecked Sendable {
       target = backend
       targetPrefix = ""
     }
-    cellBackend = target as? any CellBackend
+    cellBackend = (target as? any CellBackend).flatMap { $0.offersCells ? $0 : nil }
     reportsWrites = !(target is any PublishesOwnChanges)
   }
 

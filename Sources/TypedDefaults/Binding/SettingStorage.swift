@@ -90,7 +90,7 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
   @inlinable
   final var storedValue: PropertyListValue? {
     if let override = overridingBackend { return override.storedValue(forKey: targetKey) }
-    if let cellBackend, let cell { return cellBackend.value(in: cell) }
+    if let cellBackend, let cell { return cellBackend.storedValue(in: cell, forKey: targetKey) }
     return boundTarget.storedValue(forKey: targetKey)
   }
 

@@ -63,6 +63,17 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// it; a corrupt entry of a file is a ``corruptFile``.
     public static let layerSourceProblem = Kind(rawValue: "layerSourceProblem")
 
+    /// Code in the process changed a `UserDefaults` suite with a raw call (`set`,
+    /// `removeObject(forKey:)`) although its ``UserDefaultsBackend`` was created with the promise
+    /// that it is written only through the library
+    /// (``UserDefaultsBackend/isWrittenOnlyThroughLibrary``); the change was taken in as the
+    /// process's own, but settings read the old value until then.
+    ///
+    /// Found on Linux, where the backend keeps the suite's values: by ``UserDefaultsBackend/synchronize()``,
+    /// ``UserDefaultsBackend/reload()`` and the save at exit, and in debug builds by a
+    /// comparison of the suite every second.
+    public static let rawUserDefaultsWrite = Kind(rawValue: "rawUserDefaultsWrite")
+
     /// The kind's identifier.
     public var description: String { rawValue }
   }

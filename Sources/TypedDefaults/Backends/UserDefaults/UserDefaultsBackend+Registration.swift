@@ -42,6 +42,12 @@ extension UserDefaultsBackend: RegistrationDomainBackend {
       Self.registeredDefaults.withLock { $0.merge(defaults) { $1 } }
     #endif
     userDefaults.register(defaults: defaults.mapValues(FoundationBridge.object(from:)))
+    #if !canImport(Darwin)
+      // Foundation's registration is process-wide: the cells of every suite read it.
+      for suite in Self.liveSharedSuites {
+        suite.file.state.withLock { $0.registrationsChanged(defaults.keys) }
+      }
+    #endif
   }
 
   #if !canImport(Darwin)

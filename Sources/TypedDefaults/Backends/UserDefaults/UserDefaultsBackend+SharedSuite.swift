@@ -88,6 +88,13 @@ extension UserDefaultsBackend {
     init(_ suite: SharedSuite) { self.suite = suite }
   }
 
+  #if !canImport(Darwin)
+    /// The suites of the process that some backend still uses.
+    static var liveSharedSuites: [SharedSuite] {
+      sharedSuites.withLock { table in table.values.compactMap(\.suite) }
+    }
+  #endif
+
   /// The suite shared by the backends on `domainName`, made with `make` if none is alive.
   static func sharedSuite(forKey key: String, make: () -> SharedSuite) -> SharedSuite {
     sharedSuites.withLock { table in

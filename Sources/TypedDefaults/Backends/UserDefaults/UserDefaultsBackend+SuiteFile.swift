@@ -25,11 +25,49 @@
       var unsaved = PersistedPropertyListFile.UnsavedChanges()
       /// The size rule every file the library saves follows (``EncodedSizeBudget``).
       var sizeBudget: EncodedSizeBudget
+      /// The argument domain (``SuiteFile/arguments``), which a cell's value gives first.
+      let arguments: [String: PropertyListValue]
+      /// The cells of the keys that settings of a backend with the owner's promise are bound to.
+      ///
+      /// One per key such a setting (``UserDefaultsBackend/isWrittenOnlyThroughLibrary``) was
+      /// bound to, holding the value ``UserDefaultsBackend/value(forKey:)`` reads
+      /// (``readValue(forKey:)``); empty while no such setting was bound. Never removed, as in
+      /// every backend with cells.
+      var cells: [String: ValueCell] = [:]
 
-      /// Sets a key's value (`nil`: removed), keeping the size bounds up to date.
+      /// Sets a key's value (`nil`: removed), keeping the size bounds and the key's cell up to
+      /// date.
       mutating func store(_ value: PropertyListValue?, forKey key: String) {
         values[key] = value
         sizeBudget.valueChanged(forKey: key, to: value)
+        if !cells.isEmpty, let cell = cells[key] { cell.value = readValue(forKey: key) }
+      }
+
+      /// What a read of the key finds with no raw `UserDefaults` write to look for: the launch
+      /// argument, else the suite's value, else the value registered through
+      /// ``UserDefaultsBackend/register(defaults:)``.
+      func readValue(forKey key: String) -> PropertyListValue? {
+        if !arguments.isEmpty, let argument = arguments[key] { return argument }
+        if let value = values[key] { return value }
+        return UserDefaultsBackend.registeredDefaults.withLock { $0[key] }
+      }
+
+      /// The key's cell, created holding ``readValue(forKey:)`` if the key has none yet.
+      mutating func cell(forKey key: String) -> ValueCell {
+        if let cell = cells[key] { return cell }
+        let cell = ValueCell.make(readValue(forKey: key))
+        cells[key] = cell
+        return cell
+      }
+
+      /// Brings the cells of keys whose registered value changed up to date.
+      func registrationsChanged(_ keys: some Sequence<String>) {
+        guard !cells.isEmpty else { return }
+        for key in keys {
+          guard let cell = cells[key] else { continue }
+          let value = readValue(forKey: key)
+          if cell.value != value { cell.value = value }
+        }
       }
 
       /// Takes in values another process saved (or a raw `UserDefaults` write), except for keys
@@ -87,6 +125,16 @@
     /// The engine that reads, recovers and saves the suite's file.
     let persisted: PersistedPropertyListFile
 
+    /// The owner's promise on the suite (``UserDefaultsBackend/isWrittenOnlyThroughLibrary``),
+    /// made by some backend on it: whether it was made, the raw writes found since that are not
+    /// reported yet, and in debug builds the timer that samples the suite for them.
+    private struct Promise {
+      var made = false
+      var unreported: Set<String> = []
+      var sampling: (any DispatchSourceTimer)?
+    }
+    private let promise = Locked(Promise())
+
     init(
       userDefaults: UserDefaults, domainName: String, persistentDomainName: String, name: String,
       flushDelay: Double, changesTakenIn: @escaping @Sendable (Set<String>) -> Void
@@ -112,7 +160,7 @@
       let budget = EncodedSizeBudget(
         format: .binary, limit: file.maximumSize, bounds: initial.sizeBounds)
       state = Locked(
-        State(values: initial.entries, sizeBudget: budget))
+        State(values: initial.entries, sizeBudget: budget, arguments: arguments))
       // corelibs loads the suite at its first use and keeps that copy: what the copy holds (the
       // file as it was then, maybe older than what other processes saved since, and what this
       // process wrote into it) is no one's new write, and taking it for one saved old values
@@ -125,9 +173,103 @@
       }
     }
 
+    deinit {
+      promise.withLock { $0.sampling }?.cancel()
+    }
+
+    // MARK: - The owner's promise
+
+    /// Records that a backend on the suite was created with the owner's promise: from now on a
+    /// raw write found is reported as a ``SettingsDiagnostic/Kind/rawUserDefaultsWrite``; in debug
+    /// builds the suite is also compared with `UserDefaults` once a second (one copy of its
+    /// domain), so that a raw write is reported, and taken in, even when nothing synchronizes.
+    func notePromise() {
+      let isFirst = promise.withLock { promise in
+        defer { promise.made = true }
+        return !promise.made
+      }
+      #if DEBUG
+        if isFirst { sampleForRawWrites(every: 1) }
+      #else
+        _ = isFirst
+      #endif
+    }
+
+    /// Compares the suite with `UserDefaults` every `interval` seconds from now on, replacing
+    /// the comparisons scheduled before (``checkPromise()``).
+    func sampleForRawWrites(every interval: Double) {
+      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+      timer.setEventHandler { [weak self] in self?.checkPromise() }
+      timer.schedule(
+        deadline: .now() + interval, repeating: interval,
+        leeway: .nanoseconds(Int(interval * 100_000_000)))
+      let replaced = promise.withLock { promise in
+        defer { promise.sampling = timer }
+        return promise.sampling
+      }
+      replaced?.cancel()
+      timer.resume()
+    }
+
+    /// Stops the comparisons ``sampleForRawWrites(every:)`` scheduled: for a test that must
+    /// find a raw write itself.
+    func stopSamplingForRawWrites() {
+      promise.withLock { $0.sampling.take() }?.cancel()
+    }
+
+    /// Takes in raw `UserDefaults` writes and reports them as broken promises.
+    ///
+    /// What the debug build's sampling does. Called holding no lock.
+    func checkPromise() {
+      let changed = takeInUserDefaultsWrites()
+      reportBrokenPromises()
+      if !changed.isEmpty {
+        scheduleFlush()
+        changesTakenIn(changed)
+      }
+    }
+
+    /// Reports the raw writes found since the last report, if the suite was promised to be
+    /// written only through the library.
+    ///
+    /// Called holding no lock: a diagnostics handler may use the suite.
+    func reportBrokenPromises() {
+      let keys = promise.withLock { promise -> [String] in
+        defer { promise.unreported = [] }
+        return promise.unreported.sorted()
+      }
+      for key in keys {
+        SettingsDiagnostics.report(
+          SettingsDiagnostic(
+            kind: .rawUserDefaultsWrite, key: key, backend: name,
+            message:
+              "'\(key)' was changed by a raw UserDefaults call (set, removeObject(forKey:)), "
+              + "though the suite's backend was created with writtenOnlyThroughLibrary: true: "
+              + "settings read the new value only once it is taken in (by synchronize(), "
+              + "reload(), the save at exit, or in a debug build within a second). Write it "
+              + "through the backend, or create the backend without the promise."))
+      }
+    }
+
     // MARK: - Reading and writing
 
     var values: [String: PropertyListValue] { state.withLock { $0.values } }
+
+    /// The key's cell (see ``State/cells``).
+    func cell(forKey key: String) -> ValueCell { state.withLock { $0.cell(forKey: key) } }
+
+    /// What ``UserDefaultsBackend/value(forKey:)`` answers for a backend created with the
+    /// owner's promise: the launch argument, the suite's value or the registered one, with no
+    /// look at `UserDefaults`.
+    func readValue(forKey key: String) -> PropertyListValue? {
+      state.withLock { $0.readValue(forKey: key) }
+    }
+
+    /// What ``UserDefaultsBackend/storedValue(forKey:)`` answers for a backend created with the
+    /// owner's promise.
+    func storedValue(forKey key: String) -> PropertyListValue? {
+      state.withLock { $0.values[key] }
+    }
 
     /// What the suite holds for a key (its stored value), and else what corelibs' registration
     /// domain answers for it, after taking in a raw `UserDefaults` write or removal of the key
@@ -196,6 +338,7 @@
       if !expected {
         // Other code changed the suite, or registered a value: the persistent domain says which.
         let changed = takeInUserDefaultsWrites()
+        reportBrokenPromises()
         mirrorLock.lock()
         if mirror.known[key] == nil, arguments[key] == nil {
           mirror.registered[key] = corelibsValue(forKey: key)
@@ -385,7 +528,7 @@
       let before = mirror.pushCount
       mirrorLock.unlock()
       let current = Self.persistentDomain(of: userDefaults, named: persistentDomainName)
-      return state.withLock { state -> Set<String> in
+      let changed = state.withLock { state -> Set<String> in
         mirrorLock.lock()
         defer { mirrorLock.unlock() }
         var changed: Set<String> = []
@@ -402,6 +545,12 @@
         }
         return changed
       }
+      if !changed.isEmpty {
+        promise.withLock { promise in
+          if promise.made { promise.unreported.formUnion(changed) }
+        }
+      }
+      return changed
     }
 
     // MARK: - Saving
@@ -431,6 +580,7 @@
     ) throws(SettingsError) {
       let (changed, recoveries) = try persisted.exclusively(body)
       for recovery in recoveries { recovery.report(backend: name) }
+      reportBrokenPromises()
       if !changed.isEmpty { changesTakenIn(changed) }
     }
 

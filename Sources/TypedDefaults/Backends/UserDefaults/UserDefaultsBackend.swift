@@ -112,6 +112,31 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// Has no effect on Apple platforms, where the system persists writes itself.
   public let flushDelay: Double
 
+  /// Whether the backend was created with the owner's promise that code in this process writes
+  /// the suite only through the library (through a ``UserDefaultsBackend``, never with raw
+  /// `UserDefaults` calls such as `set`, `removeObject(forKey:)` or `register(defaults:)`):
+  /// `writtenOnlyThroughLibrary: true` at creation; `false` by default.
+  ///
+  /// On Linux, with the promise, reads no longer ask `UserDefaults` whether other code changed
+  /// the key: a setting reads the suite's values from the backend's cells, with no lock for a
+  /// `Bool`, integer or `Double`, as fast as on ``InMemoryBackend``. A raw write made anyway is
+  /// taken in by the next ``synchronize()`` or ``reload()`` and at exit, and reported as a
+  /// ``SettingsDiagnostic/Kind/rawUserDefaultsWrite``; debug builds also compare the suite with
+  /// `UserDefaults` once a second, so that a broken promise is reported while the app runs.
+  /// Other processes' saved changes are taken in as without the promise (at every save, by
+  /// ``reload()`` and by a watch).
+  ///
+  /// Without the promise, every read asks `object(forKey:)` first, so that a raw write in the
+  /// process is read at once, as on Apple platforms (see "Sharing the suite" above).
+  ///
+  /// On Apple platforms the promise changes nothing: every read asks `UserDefaults`, which the
+  /// system keeps current.
+  public let isWrittenOnlyThroughLibrary: Bool
+
+  /// The identity of the cells a backend with the owner's promise reads (see
+  /// ``CellBackend/cellsIdentity``).
+  @usableFromInline package let cellsIdentity = CellsIdentity()
+
   /// The reads and writes of Apple platforms, where the system owns the suite's file: one call
   /// into `userDefaults` each (on Linux, where the backend keeps the suite itself, only tests use
   /// it).
@@ -133,10 +158,16 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
 
   /// Creates a backend over `UserDefaults.standard`, the app's own domain.
   ///
-  /// - Parameter flushDelay: Seconds between the last of a burst of writes and their save on
-  ///   Linux; 0.5 by default.
-  public convenience init(flushDelay: Double = 0.5) {
-    self.init(.standard, suiteName: nil, flushDelay: flushDelay)
+  /// - Parameters:
+  ///   - flushDelay: Seconds between the last of a burst of writes and their save on Linux; 0.5
+  ///     by default.
+  ///   - writtenOnlyThroughLibrary: The promise that code in this process changes the domain
+  ///     only through a ``UserDefaultsBackend``, which lets reads skip asking `UserDefaults`
+  ///     (see ``isWrittenOnlyThroughLibrary``); `false` by default.
+  public convenience init(flushDelay: Double = 0.5, writtenOnlyThroughLibrary: Bool = false) {
+    self.init(
+      .standard, suiteName: nil, flushDelay: flushDelay,
+      writtenOnlyThroughLibrary: writtenOnlyThroughLibrary)
   }
 
   /// Creates a backend over a suite (a named `UserDefaults` domain), as
@@ -151,6 +182,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///     `com.example.player`.
   ///   - flushDelay: Seconds between the last of a burst of writes and their save on Linux; 0.5
   ///     by default.
+  ///   - writtenOnlyThroughLibrary: The promise that code in this process changes the suite
+  ///     only through a ``UserDefaultsBackend``, which lets reads skip asking `UserDefaults`
+  ///     (see ``isWrittenOnlyThroughLibrary``); `false` by default.
   /// - Precondition: The name is a valid suite name: not empty, and holding no `/` and no control
   ///   character (Unicode's category Cc, a newline or a tab among them), since on Linux it names
   ///   a file; it is refused, not escaped, on every platform. And Foundation must accept it:
@@ -159,12 +193,16 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   in every build configuration: a suite name is the program's own, as a key is. Where
   ///   `UserDefaults(suiteName:)` would return `nil` for a name that comes from outside (an
   ///   argument, a configuration file), ask ``suiteNameProblem(_:)`` first.
-  public convenience init(suiteName: String, flushDelay: Double = 0.5) {
+  public convenience init(
+    suiteName: String, flushDelay: Double = 0.5, writtenOnlyThroughLibrary: Bool = false
+  ) {
     Self.checkSuiteName(suiteName)
     guard let defaults = UserDefaults(suiteName: suiteName) else {
       Self.refuse(suiteName, because: Self.foundationRefusal)
     }
-    self.init(defaults, suiteName: suiteName, flushDelay: flushDelay)
+    self.init(
+      defaults, suiteName: suiteName, flushDelay: flushDelay,
+      writtenOnlyThroughLibrary: writtenOnlyThroughLibrary)
   }
 
   /// Creates a backend over an existing `UserDefaults` instance.
@@ -182,12 +220,20 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///     it must match.
   ///   - flushDelay: Seconds between the last of a burst of writes and their save on Linux; 0.5
   ///     by default.
-  /// - Precondition: A suite name is a valid one (see ``init(suiteName:flushDelay:)``).
-  public init(_ userDefaults: UserDefaults, suiteName: String?, flushDelay: Double = 0.5) {
+  ///   - writtenOnlyThroughLibrary: The promise that code in this process changes the suite
+  ///     only through a ``UserDefaultsBackend``, which lets reads skip asking `UserDefaults`
+  ///     (see ``isWrittenOnlyThroughLibrary``); `false` by default.
+  /// - Precondition: A suite name is a valid one (see
+  ///   ``init(suiteName:flushDelay:writtenOnlyThroughLibrary:)``).
+  public init(
+    _ userDefaults: UserDefaults, suiteName: String?, flushDelay: Double = 0.5,
+    writtenOnlyThroughLibrary: Bool = false
+  ) {
     if let suiteName { Self.checkSuiteName(suiteName) }
     self.userDefaults = userDefaults
     self.suiteName = suiteName
     self.flushDelay = flushDelay
+    self.isWrittenOnlyThroughLibrary = writtenOnlyThroughLibrary
     let domainName =
       suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     let domain = suiteName.map { "suite: \($0)" } ?? "standard"
@@ -216,6 +262,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     self.shared = shared
     #if !canImport(Darwin)
       suite = shared.file
+      if writtenOnlyThroughLibrary { suite.notePromise() }
       shared.members.add(self)
       ExitHandlers.register(self) { [weak suite = self.suite] in
         suite?.flushReportingFailure(takingInUserDefaults: true)
@@ -223,7 +270,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 
-  /// Why a name can't name a suite, or `nil` if it can: what ``init(suiteName:flushDelay:)``
+  /// Why a name can't name a suite, or `nil` if it can: what ``init(suiteName:flushDelay:writtenOnlyThroughLibrary:)``
   /// would stop the program for, as `UserDefaults(suiteName:)` returns `nil`.
   ///
   /// A name is refused when it is empty, holds a `/` or a control character (Unicode's category
@@ -355,6 +402,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   ``SettingsDiagnostic`` on Apple platforms (corelibs holds property lists only).
   public func value(forKey key: String) -> PropertyListValue? {
     #if !canImport(Darwin)
+      if isWrittenOnlyThroughLibrary { return suite.readValue(forKey: key) }
       if !suite.arguments.isEmpty, let value = suite.arguments[key] { return value }
       let found = suite.lookUp(key)
       return found.stored ?? found.registered
@@ -377,6 +425,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   ///   property list).
   public func storedValue(forKey key: String) -> PropertyListValue? {
     #if !canImport(Darwin)
+      if isWrittenOnlyThroughLibrary { return suite.storedValue(forKey: key) }
       return suite.lookUp(key).stored
     #else
       return direct.storedValue(forKey: key)
