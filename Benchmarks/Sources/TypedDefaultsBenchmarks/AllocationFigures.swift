@@ -68,7 +68,7 @@ extension Figures {
       backend = store
     case .memory:
       backend = InMemoryBackend(ScalarSettings.stored)
-    case .userDefaults:
+    case .userDefaults, .promisedUserDefaults:
       preconditionFailure("allocations are counted on InMemoryBackend and LayeredPlistStore")
     }
     let settings = ScalarSettings(backend: backend)

@@ -93,7 +93,12 @@ enum ChildProcesses {
   }
 
   static func removeSuite(_ backend: UserDefaultsBackend) {
-    if let suite = backend.suiteName { backend.userDefaults.removePersistentDomain(forName: suite) }
+    if backend.isWrittenOnlyThroughLibrary {
+      // Through the backend, as promised: a raw removal would be reported as a broken promise.
+      for key in backend.keys { backend.removeValue(forKey: key) }
+    } else if let suite = backend.suiteName {
+      backend.userDefaults.removePersistentDomain(forName: suite)
+    }
     backend.synchronize()
     if let file = backend.fileURL { try? FileManager.default.removeItem(at: file) }
   }

@@ -32,7 +32,9 @@ extension UserDefaultsBackend: RegistrationDomainBackend {
   /// and exports leave them out, and ``dictionaryRepresentation()`` never lists them. The same
   /// holds for values other code registers directly with `UserDefaults.register(defaults:)`;
   /// such a registration sends no change event (Foundation tells no one of it), and on Linux
-  /// it is read from the first read of its key after it.
+  /// it is read from the first read of its key after it, except by a backend created with the
+  /// owner's promise (``isWrittenOnlyThroughLibrary``), which reads only what is registered
+  /// here.
   ///
   /// - Parameter defaults: The values, by key.
   ///

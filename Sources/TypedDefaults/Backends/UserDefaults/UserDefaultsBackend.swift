@@ -73,7 +73,9 @@ import Foundation
 ///   against 1.7 µs); corelibs posts no notification that would allow less. Raw writes no read
 ///   has met are taken in by the next ``synchronize()`` or ``reload()``, and at exit. A raw
 ///   write of exactly the value registered for a key the suite doesn't store reads the same
-///   either way, and counts as stored once taken in so.
+///   either way, and counts as stored once taken in so. An app that makes no raw writes says so
+///   with `writtenOnlyThroughLibrary: true` (``isWrittenOnlyThroughLibrary``), and reads then
+///   cost what they cost on ``InMemoryBackend``.
 /// - corelibs keeps the copy of the suite it loaded first (at the backend's creation at the
 ///   latest) and never refreshes it: other processes' changes are visible to raw `UserDefaults`
 ///   in this process only after a `UserDefaults.synchronize()`, as corelibs does. The backend
