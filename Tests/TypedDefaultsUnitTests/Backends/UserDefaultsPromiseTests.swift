@@ -29,7 +29,9 @@ import TypedDefaultsTestSupport
     /// when a raw write is looked for.
     private static func promisedSuite() -> TemporarySuite {
       let suite = TemporarySuite(writtenOnlyThroughLibrary: true)
-      suite.backend.suite.stopSamplingForRawWrites()
+      #if DEBUG
+        suite.backend.suite.stopSamplingForRawWrites()
+      #endif
       return suite
     }
 

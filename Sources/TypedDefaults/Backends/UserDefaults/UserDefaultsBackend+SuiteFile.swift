@@ -40,7 +40,17 @@
       mutating func store(_ value: PropertyListValue?, forKey key: String) {
         values[key] = value
         sizeBudget.valueChanged(forKey: key, to: value)
-        if !cells.isEmpty, let cell = cells[key] { cell.value = readValue(forKey: key) }
+        if !cells.isEmpty { updateCell(forKey: key) }
+      }
+
+      /// Puts ``readValue(forKey:)`` in the key's cell, if it has one: out of line, as every
+      /// change of the suite stores through ``store(_:forKey:)`` (an app linking the backend
+      /// would link one copy of a cell's update per caller).
+      @inline(never)
+      func updateCell(forKey key: String) {
+        guard let cell = cells[key] else { return }
+        let value = readValue(forKey: key)
+        if cell.value != value { cell.value = value }
       }
 
       /// What a read of the key finds with no raw `UserDefaults` write to look for: the launch
@@ -63,11 +73,7 @@
       /// Brings the cells of keys whose registered value changed up to date.
       func registrationsChanged(_ keys: some Sequence<String>) {
         guard !cells.isEmpty else { return }
-        for key in keys {
-          guard let cell = cells[key] else { continue }
-          let value = readValue(forKey: key)
-          if cell.value != value { cell.value = value }
-        }
+        for key in keys { updateCell(forKey: key) }
       }
 
       /// Takes in values another process saved (or a raw `UserDefaults` write), except for keys
@@ -131,7 +137,9 @@
     private struct Promise {
       var made = false
       var unreported: Set<String> = []
-      var sampling: (any DispatchSourceTimer)?
+      #if DEBUG
+        var sampling: (any DispatchSourceTimer)?
+      #endif
     }
     private let promise = Locked(Promise())
 
@@ -173,9 +181,11 @@
       }
     }
 
-    deinit {
-      promise.withLock { $0.sampling }?.cancel()
-    }
+    #if DEBUG
+      deinit {
+        promise.withLock { $0.sampling }?.cancel()
+      }
+    #endif
 
     // MARK: - The owner's promise
 
@@ -195,39 +205,41 @@
       #endif
     }
 
-    /// Compares the suite with `UserDefaults` every `interval` seconds from now on, replacing
-    /// the comparisons scheduled before (``checkPromise()``).
-    func sampleForRawWrites(every interval: Double) {
-      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-      timer.setEventHandler { [weak self] in self?.checkPromise() }
-      timer.schedule(
-        deadline: .now() + interval, repeating: interval,
-        leeway: .nanoseconds(Int(interval * 100_000_000)))
-      let replaced = promise.withLock { promise in
-        defer { promise.sampling = timer }
-        return promise.sampling
+    #if DEBUG
+      /// Compares the suite with `UserDefaults` every `interval` seconds from now on, replacing
+      /// the comparisons scheduled before (``checkPromise()``); debug builds only.
+      func sampleForRawWrites(every interval: Double) {
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.setEventHandler { [weak self] in self?.checkPromise() }
+        timer.schedule(
+          deadline: .now() + interval, repeating: interval,
+          leeway: .nanoseconds(Int(interval * 100_000_000)))
+        let replaced = promise.withLock { promise in
+          defer { promise.sampling = timer }
+          return promise.sampling
+        }
+        replaced?.cancel()
+        timer.resume()
       }
-      replaced?.cancel()
-      timer.resume()
-    }
 
-    /// Stops the comparisons ``sampleForRawWrites(every:)`` scheduled: for a test that must
-    /// find a raw write itself.
-    func stopSamplingForRawWrites() {
-      promise.withLock { $0.sampling.take() }?.cancel()
-    }
-
-    /// Takes in raw `UserDefaults` writes and reports them as broken promises.
-    ///
-    /// What the debug build's sampling does. Called holding no lock.
-    func checkPromise() {
-      let changed = takeInUserDefaultsWrites()
-      reportBrokenPromises()
-      if !changed.isEmpty {
-        scheduleFlush()
-        changesTakenIn(changed)
+      /// Stops the comparisons ``sampleForRawWrites(every:)`` scheduled: for a test that must
+      /// find a raw write itself.
+      func stopSamplingForRawWrites() {
+        promise.withLock { $0.sampling.take() }?.cancel()
       }
-    }
+
+      /// Takes in raw `UserDefaults` writes and reports them as broken promises.
+      ///
+      /// What the debug build's sampling does. Called holding no lock.
+      func checkPromise() {
+        let changed = takeInUserDefaultsWrites()
+        reportBrokenPromises()
+        if !changed.isEmpty {
+          scheduleFlush()
+          changesTakenIn(changed)
+        }
+      }
+    #endif
 
     /// Reports the raw writes found since the last report, if the suite was promised to be
     /// written only through the library.
@@ -242,12 +254,13 @@
         SettingsDiagnostics.report(
           SettingsDiagnostic(
             kind: .rawUserDefaultsWrite, key: key, backend: name,
-            message:
-              "'\(key)' was changed by a raw UserDefaults call (set, removeObject(forKey:)), "
-              + "though the suite's backend was created with writtenOnlyThroughLibrary: true: "
-              + "settings read the new value only once it is taken in (by synchronize(), "
-              + "reload(), the save at exit, or in a debug build within a second). Write it "
-              + "through the backend, or create the backend without the promise."))
+            message: """
+              '\(key)' was changed by a raw UserDefaults call (set, removeObject(forKey:)), \
+              though the suite's backend was created with writtenOnlyThroughLibrary: true: \
+              settings read the new value only once it is taken in (by synchronize(), \
+              reload(), the save at exit, or in a debug build within a second). Write it \
+              through the backend, or create the backend without the promise.
+              """))
       }
     }
 
