@@ -22,13 +22,17 @@ struct CellsOfModel {
 
   /// The cell of the setting at `index`, whose key in the target is `targetKey`; `nil` if the
   /// target keeps no cells.
-  mutating func cell(at index: Int, forTargetKey targetKey: String) -> ValueCell? {
+  ///
+  /// Unretained, as the setting keeps it (``UntypedSettingStorage/readCell``): the backend keeps
+  /// every cell it hands out, so a retain and a release of each would only cost the binding
+  /// (see ``SettingsReflection/bind(_:keyPrefix:to:)``).
+  mutating func cell(at index: Int, forTargetKey targetKey: String) -> Unmanaged<ValueCell>? {
     guard let backend = binding.cellBackend else { return nil }
     if !changed, let last, index < last.keys.count, last.keys[index] == targetKey {
-      return last.cells[index]
+      return .passUnretained(last.cells[index])
     }
     let cell = backend.cell(forKey: targetKey)
-    guard plan != nil else { return cell }
+    guard plan != nil else { return .passUnretained(cell) }
     if !changed {
       // The first miss: what was the same so far is kept, and the rest is recorded as it comes.
       changed = true
@@ -41,7 +45,7 @@ struct CellsOfModel {
     }
     keys.append(targetKey)
     cells.append(cell)
-    return cell
+    return .passUnretained(cell)
   }
 
   /// Records the cells for the model type's next instance, if they changed.

@@ -57,21 +57,28 @@ enum SettingsReflection {
         for (index, setting) in found.enumerated() {
           bind(
             setting.setting.untypedStorage, as: setting.entry, at: index, cells: &cells,
-            observables: observables, binding: binding)
+            observable: observables.map { .passUnretained($0[index]) }, binding: binding)
         }
         return
       }
-      // Read through the type's plan: each setting's storage is loaded at its offset, unretained
-      // (the instance holds it), and bound without knowing its value type.
+      // Read through the type's plan: each setting's storage is loaded at its offset, and bound
+      // without knowing its value type. Only what a setting keeps is retained (its binding, its
+      // keys), not what others hold for it: its storage (the instance), its plan's entry (the
+      // plan), its observable (the binding) or its cell (the backend). Retaining and releasing
+      // the last three cost a model of 100 settings 5 of its 17.5 µs to create.
       var cells = CellsOfModel(binding: binding, plan: plan, count: plan.settings.count)
       let observables = binding.takeObservables(count: plan.settings.count)
-      for (index, entry) in plan.settings.enumerated() {
-        base.load(fromByteOffset: entry.offset, as: Unmanaged<UntypedSettingStorage>.self)
-          ._withUnsafeGuaranteedRef { storage in
-            bind(
-              storage, as: entry, at: index, cells: &cells, observables: observables,
-              binding: binding)
+      plan.settings.withUnsafeBufferPointer { entries in
+        for index in entries.indices {
+          Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
+            base.load(fromByteOffset: entry.offset, as: Unmanaged<UntypedSettingStorage>.self)
+              ._withUnsafeGuaranteedRef { storage in
+                bind(
+                  storage, as: entry, at: index, cells: &cells,
+                  observable: observables.map { .passUnretained($0[index]) }, binding: binding)
+              }
           }
+        }
       }
       cells.finish()
     }
@@ -80,10 +87,11 @@ enum SettingsReflection {
       settings: discover(in: model, keyPrefix: keyPrefix))
   }
 
-  /// Binds one setting of a model (the `index`th) under its full key.
+  /// Binds one setting of a model (the `index`th) under its full key, with its observable (see
+  /// ``BackendBinding/takeObservables(count:)``).
   private static func bind(
     _ storage: UntypedSettingStorage, as entry: PlannedSetting, at index: Int,
-    cells: inout CellsOfModel, observables: [AnyObject]?, binding: BackendBinding
+    cells: inout CellsOfModel, observable: Unmanaged<AnyObject>?, binding: BackendBinding
   ) {
     // A storage is bound once (the read path relies on it, see `UntypedSettingStorage`); binding
     // it again, which only a group value shared between models can cause, stops the program.
@@ -92,9 +100,8 @@ enum SettingsReflection {
     }
     let key = entry.key(declared: storage.declaredKey)
     let targetKey = binding.targetKey(for: key)
-    let observable = observables?[index]
-    if let observable {
-      prepareSettingObservable(observable, binding: binding, key: targetKey)
+    observable?._withUnsafeGuaranteedRef {
+      prepareSettingObservable($0, binding: binding, key: targetKey)
     }
     storage.bind(
       key: key, targetKey: targetKey, cell: cells.cell(at: index, forTargetKey: targetKey),

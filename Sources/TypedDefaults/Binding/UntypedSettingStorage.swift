@@ -126,6 +126,9 @@ package class UntypedSettingStorage: @unchecked Sendable {
   ///
   /// A setting declared with its own backend keeps it, and its declared key.
   ///
+  /// The cell and the observable come unretained, as the setting keeps them: the backend keeps
+  /// the one and `binding` the other.
+  ///
   /// - Parameters:
   ///   - key: The full key.
   ///   - targetKey: `key` in `binding.target` (``BackendBinding/targetKey(for:)``).
@@ -133,8 +136,8 @@ package class UntypedSettingStorage: @unchecked Sendable {
   ///   - observable: The setting's part in Observation, prepared for `targetKey`.
   ///   - binding: The model's binding.
   final func bind(
-    key: String, targetKey: String, cell: ValueCell?, observable: AnyObject?,
-    to binding: BackendBinding
+    key: String, targetKey: String, cell: Unmanaged<ValueCell>?,
+    observable: Unmanaged<AnyObject>?, to binding: BackendBinding
   ) {
     guard !hasOwnBackend else { return }
     self.key = key
@@ -148,20 +151,22 @@ package class UntypedSettingStorage: @unchecked Sendable {
     if let observable {
       prepareSettingObservable(observable, binding: binding, key: targetKey)
     }
+    let cell = binding.cellBackend?.cell(forKey: targetKey)
     attach(
-      binding, targetKey: targetKey, cell: binding.cellBackend?.cell(forKey: targetKey),
-      observable: observable)
+      binding, targetKey: targetKey, cell: cell.map { .passUnretained($0) },
+      observable: observable.map { .passUnretained($0) })
   }
 
   private final func attach(
-    _ binding: BackendBinding, targetKey: String, cell: ValueCell?, observable: AnyObject?
+    _ binding: BackendBinding, targetKey: String, cell: Unmanaged<ValueCell>?,
+    observable: Unmanaged<AnyObject>?
   ) {
     self.binding = binding
     self.targetKey = targetKey
     reportsWrites = binding.reportsWrites
-    observablePointer = observable.map { Unmanaged.passUnretained($0).toOpaque() }
+    observablePointer = observable?.toOpaque()
     cellBackend = cell == nil ? nil : binding.cellBackend
-    readCell = cell.map { Unmanaged.passUnretained($0) }
+    readCell = cell
   }
 
   // MARK: - The backend reads and writes go to

@@ -53,7 +53,7 @@ import Foundation
 ///
 /// The first instance of a model type finds its settings by reflection and keeps what the type
 /// alone determines (which properties are settings, where each lives in an instance, its key);
-/// later instances only bind their settings, about 0.15 µs per setting, its creation included
+/// later instances only bind their settings, about 0.12 µs per setting, its creation included
 /// (Docs/Performance.md).
 open class SettingsModel: @unchecked Sendable {
   // @unchecked Sendable: `backend` is immutable and `Sendable`; `listedSettings` is read and
