@@ -155,6 +155,44 @@ import TypedDefaultsTestSupport
       #expect(diagnostics.map(\.kind) == [.rawUserDefaultsWrite])
     }
 
+    /// A raw write still waiting to be taken in when the last backend on its suite went was
+    /// lost (the backend's end saved only unsaved writes of its own), promised or not.
+    @Test(arguments: [true, false])
+    func aRawWriteIsSavedWhenTheLastBackendOnItsSuiteGoes(promised: Bool) throws {
+      let name = "TypedDefaultsTests.\(UUID().uuidString)"
+      let file = UserDefaultsBackend.fileURL(ofDomain: name)
+      defer {
+        try? FileManager.default.removeItem(at: file)
+        try? FileManager.default.removeItem(atPath: file.path + ".lock")
+      }
+      let (_, diagnostics) = try collectingDiagnostics {
+        let backend = UserDefaultsBackend(suiteName: name, writtenOnlyThroughLibrary: promised)
+        try backend.setValue(1, forKey: "kept")
+        try backend.save()
+        UserDefaults(suiteName: name)?.set(5, forKey: "raw")
+      }
+      #expect(try UserDefaultsSharingTests.saved(file) == ["kept": 1, "raw": 5])
+      #expect(diagnostics.map(\.kind) == (promised ? [.rawUserDefaultsWrite] : []))
+      // Cleaned up through a backend, so that corelibs' copy holds no value of the test.
+      let backend = UserDefaultsBackend(suiteName: name)
+      for key in backend.keys { backend.removeValue(forKey: key) }
+      backend.synchronize()
+    }
+
+    /// The promise was the suite's for as long as any backend on it lived, so a backend without
+    /// it went on reporting raw writes after the one that promised was gone.
+    @Test func thePromiseEndsWithTheLastBackendThatMadeIt() throws {
+      let suite = TemporarySuite()
+      do {
+        let promised = UserDefaultsBackend(suiteName: suite.name, writtenOnlyThroughLibrary: true)
+        #expect(promised.isWrittenOnlyThroughLibrary)
+      }
+      UserDefaults(suiteName: suite.name)?.set(3, forKey: "launchCount")
+      let (_, diagnostics) = collectingDiagnostics { suite.backend.synchronize() }
+      #expect(diagnostics.isEmpty)
+      #expect(suite.backend.value(forKey: "launchCount") == 3)
+    }
+
     #if DEBUG
       /// Debug builds compare a promised suite with `UserDefaults` on their own, so that a raw
       /// write is found with nothing synchronizing.

@@ -26,6 +26,9 @@ extension UserDefaultsBackend: RegistrationDomainBackend {
   /// server is a real value: store it). On Linux, Foundation's registration is process-wide:
   /// every suite of the process sees it.
   ///
+  /// A registration sends no change event, here as in Foundation: a setting whose key it
+  /// gives a new default reads it from its next read, and observers hear nothing.
+  ///
   /// Registered values are read but never stored: ``value(forKey:)`` returns a key's registered
   /// value when the suite stores none, as `object(forKey:)` does, while
   /// ``storedValue(forKey:)`` never does, so ``Setting/hasStoredValue`` stays `false`, snapshots

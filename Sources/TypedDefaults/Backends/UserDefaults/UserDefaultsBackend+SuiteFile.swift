@@ -131,11 +131,11 @@
     /// The engine that reads, recovers and saves the suite's file.
     let persisted: PersistedPropertyListFile
 
-    /// The owner's promise on the suite (``UserDefaultsBackend/isWrittenOnlyThroughLibrary``),
-    /// made by some backend on it: whether it was made, the raw writes found since that are not
-    /// reported yet, and in debug builds the timer that samples the suite for them.
+    /// The owner's promise on the suite (``UserDefaultsBackend/isWrittenOnlyThroughLibrary``):
+    /// how many live backends on it made it, the raw writes found since that are not reported
+    /// yet, and in debug builds the timer that samples the suite for them.
     private struct Promise {
-      var made = false
+      var makers = 0
       var unreported: Set<String> = []
       #if DEBUG
         var sampling: (any DispatchSourceTimer)?
@@ -195,13 +195,25 @@
     /// domain), so that a raw write is reported, and taken in, even when nothing synchronizes.
     func notePromise() {
       let isFirst = promise.withLock { promise in
-        defer { promise.made = true }
-        return !promise.made
+        promise.makers += 1
+        return promise.makers == 1
       }
       #if DEBUG
         if isFirst { sampleForRawWrites(every: 1) }
       #else
         _ = isFirst
+      #endif
+    }
+
+    /// Records that a backend that made the promise is gone: once none is left, raw writes are
+    /// no longer reported, and a debug build's sampling stops.
+    func withdrawPromise() {
+      promise.withLock { promise in
+        promise.makers -= 1
+        if promise.makers == 0 { promise.unreported = [] }
+      }
+      #if DEBUG
+        if !promise.withLock({ $0.makers > 0 }) { stopSamplingForRawWrites() }
       #endif
     }
 
@@ -560,7 +572,7 @@
       }
       if !changed.isEmpty {
         promise.withLock { promise in
-          if promise.made { promise.unreported.formUnion(changed) }
+          if promise.makers > 0 { promise.unreported.formUnion(changed) }
         }
       }
       return changed

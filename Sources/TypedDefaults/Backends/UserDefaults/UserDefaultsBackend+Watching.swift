@@ -25,7 +25,8 @@ extension UserDefaultsBackend {
   ///   as a ``SettingsDiagnostic`` of kind ``SettingsDiagnostic/Kind/watchFailed`` and polled
   ///   instead (every 50 ms at first, backing off to once a second). Raw `UserDefaults.set`
   ///   calls in this process are not watched (corelibs posts no notification): they are taken
-  ///   in, and reported, by the next read of their key, ``reload()`` and ``synchronize()``.
+  ///   in, and reported, by the next read of their key (not with the owner's promise,
+  ///   ``isWrittenOnlyThroughLibrary``), ``reload()`` and ``synchronize()``.
   /// - **Apple platforms**: raw `UserDefaults` writes to this instance made in this process
   ///   (`UserDefaults.didChangeNotification`): observers of single keys hear of every change of
   ///   their keys; observers of all keys hear of keys that hold a value (a raw removal of a key

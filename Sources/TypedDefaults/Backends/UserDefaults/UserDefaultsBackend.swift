@@ -51,7 +51,8 @@ import Foundation
 ///   a value from the one on disk as one step (4 processes × 25 increments count 100).
 ///   Other processes' changes are taken in at every save and by ``reload()``.
 /// - **Reads** answer from the backend's memory (a write is read back at once, by every thread),
-///   after asking `UserDefaults` whether other code changed the key (see the next section).
+///   after asking `UserDefaults` whether other code changed the key (see the next section);
+///   with the owner's promise (``isWrittenOnlyThroughLibrary``), without asking.
 /// - **Corrupt files.** A suite file that can't be read is moved aside to
 ///   `<suite>.plist.corrupt-<date>`, with the entries that can be read kept, and reported as a
 ///   ``SettingsDiagnostic``; a zero-byte file is an empty suite.
@@ -337,7 +338,13 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     stopWatching()
     #if !canImport(Darwin)
       ExitHandlers.unregister(self)
-      if suite.hasUnsavedChanges { suite.flushReportingFailure(takingInUserDefaults: true) }
+      // Raw writes too, as the exit handler takes them in: the last backend on a suite, freed
+      // before exit, would otherwise leave them unsaved for good (no save is due for them).
+      let rawWrites = suite.takeInUserDefaultsWrites()
+      if suite.hasUnsavedChanges { suite.flushReportingFailure(takingInUserDefaults: false) }
+      suite.reportBrokenPromises()
+      if !rawWrites.isEmpty { suite.changesTakenIn(rawWrites) }
+      if isWrittenOnlyThroughLibrary { suite.withdrawPromise() }
     #endif
   }
 
