@@ -34,7 +34,6 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
       }
       let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
       cell.value = value
-      cell.conversion = nil
       if publishes {
         claims.offer(
           SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
@@ -73,7 +72,6 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
       for key in changed {
         let cell = storage.cell(forKey: key)
         cell.value = values[key]
-        cell.conversion = nil
         claims.offer(
           SettingsChange(key: key, newValue: values[key]), to: cell.observers,
           storage.allKeysObservers)

@@ -82,7 +82,6 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       if let cell = storage.cells[key] {
         let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
         cell.value = value
-        cell.conversion = nil
         if publishes {
           claims.offer(
             SettingsChange(key: key, newValue: value), to: cell.observers,
@@ -112,7 +111,6 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
         if let cell = storage.cells[key] {
           let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
           cell.value = value
-          cell.conversion = nil
           if publishes {
             claims.offer(
               SettingsChange(key: key, newValue: value), to: cell.observers,
@@ -138,7 +136,6 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       var claims = ObserverClaims()
       guard let cell = storage.cells[key], cell.value != nil else { return claims }
       cell.value = nil
-      cell.conversion = nil
       claims.offer(
         SettingsChange(key: key, newValue: nil), to: cell.observers, storage.allKeysObservers)
       return claims
@@ -190,7 +187,6 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     let claims = storage.withLock { storage -> ObserverClaims? in
       guard (cell.observed || storage.observesAllKeys) && cell.value != value else {
         cell.value = value
-        cell.conversion = nil
         return nil
       }
       return Self.changeObserved(cell, to: value, forKey: key, in: storage)
@@ -207,7 +203,6 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     _ cell: ValueCell, to value: PropertyListValue?, forKey key: String, in storage: Storage
   ) -> ObserverClaims {
     cell.value = value
-    cell.conversion = nil
     var claims = ObserverClaims()
     claims.offer(
       SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)

@@ -18,6 +18,9 @@ package class ValueCell: @unchecked Sendable {
   // Every access is under the owning backend's lock, so the dynamic exclusivity checks Swift
   // would add to these class properties are redundant, and they would double the cost of a read.
   /// The key's current value; every change is also published to a ``ScalarValueCell``'s words.
+  ///
+  /// Setting it empties `conversion`, so a writer needn't: emptying it again would cost a
+  /// sequentially consistent store (``ScalarValueCell``'s `conversionReplaced`) on every write.
   @exclusivity(unchecked) @usableFromInline package final var value: PropertyListValue? {
     didSet {
       if conversion != nil { conversion = nil }
