@@ -36,7 +36,7 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
       cell.value = value
       if publishes {
         claims.offer(
-          SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+          SettingsChange(key: key, newValue: value), toObserversOf: cell, storage.allKeysObservers)
       }
       return (value, claims)
     }
@@ -73,7 +73,7 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
         let cell = storage.cell(forKey: key)
         cell.value = values[key]
         claims.offer(
-          SettingsChange(key: key, newValue: values[key]), to: cell.observers,
+          SettingsChange(key: key, newValue: values[key]), toObserversOf: cell,
           storage.allKeysObservers)
       }
       return (result, claims)

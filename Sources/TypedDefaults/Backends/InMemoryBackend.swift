@@ -84,7 +84,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
         cell.value = value
         if publishes {
           claims.offer(
-            SettingsChange(key: key, newValue: value), to: cell.observers,
+            SettingsChange(key: key, newValue: value), toObserversOf: cell,
             storage.allKeysObservers)
         }
       } else if value != nil {
@@ -113,7 +113,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
           cell.value = value
           if publishes {
             claims.offer(
-              SettingsChange(key: key, newValue: value), to: cell.observers,
+              SettingsChange(key: key, newValue: value), toObserversOf: cell,
               storage.allKeysObservers)
           }
         } else {
@@ -137,7 +137,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       guard let cell = storage.cells[key], cell.value != nil else { return claims }
       cell.value = nil
       claims.offer(
-        SettingsChange(key: key, newValue: nil), to: cell.observers, storage.allKeysObservers)
+        SettingsChange(key: key, newValue: nil), toObserversOf: cell, storage.allKeysObservers)
       return claims
     }
     claims.deliver()
@@ -205,7 +205,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     cell.value = value
     var claims = ObserverClaims()
     claims.offer(
-      SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+      SettingsChange(key: key, newValue: value), toObserversOf: cell, storage.allKeysObservers)
     return claims
   }
 }
