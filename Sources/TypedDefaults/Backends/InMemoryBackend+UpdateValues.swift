@@ -32,7 +32,7 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
         claims.offer(SettingsChange(key: key, newValue: value), to: [], storage.allKeysObservers)
         return (value, claims)
       }
-      let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+      let publishes = (cell.observed || storage.observesAllKeys) && !cell.holds(value)
       cell.value = value
       if publishes {
         claims.offer(

@@ -80,7 +80,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     let claims = storage.withLock { storage -> ObserverClaims in
       var claims = ObserverClaims()
       if let cell = storage.cells[key] {
-        let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+        let publishes = (cell.observed || storage.observesAllKeys) && !cell.holds(value)
         cell.value = value
         if publishes {
           claims.offer(
@@ -109,7 +109,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       var claims = ObserverClaims()
       for (key, value) in values {
         if let cell = storage.cells[key] {
-          let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+          let publishes = (cell.observed || storage.observesAllKeys) && !cell.holds(value)
           cell.value = value
           if publishes {
             claims.offer(
@@ -185,7 +185,7 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     if let value { try WriteValidation.check(value, key: key) }
     // A write nobody observes returns `nil`, which costs nothing to return or destroy.
     let claims = storage.withLock { storage -> ObserverClaims? in
-      guard (cell.observed || storage.observesAllKeys) && cell.value != value else {
+      guard (cell.observed || storage.observesAllKeys) && !cell.holds(value) else {
         cell.value = value
         return nil
       }

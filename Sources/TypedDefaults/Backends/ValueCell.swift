@@ -48,6 +48,18 @@ package class ValueCell: @unchecked Sendable {
   /// Whether at least one observer watches this key, so that a write publishes its change.
   package final var observed: Bool { !observers.isEmpty }
 
+  /// Whether `value` is the cell's value: `value == self.value`, compared inline, with no copy
+  /// of either, when both are integers (an observed write of an integer compares them on every
+  /// write; `==` on two optional values copies both and calls out of line).
+  ///
+  /// - Parameter value: The value a write would store.
+  /// - Returns: `true` if the cell holds an equal value (or both hold none).
+  @inline(__always)
+  package final func holds(_ value: PropertyListValue?) -> Bool {
+    if case .integer(let new)? = value, case .integer(let old)? = self.value { return new == old }
+    return self.value == value
+  }
+
   /// Use ``make(_:)``, which picks the class the system can have.
   fileprivate init(_ value: PropertyListValue?) {
     self.value = value
