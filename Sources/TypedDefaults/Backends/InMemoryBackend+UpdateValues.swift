@@ -32,12 +32,11 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
         claims.offer(SettingsChange(key: key, newValue: value), to: [], storage.allKeysObservers)
         return (value, claims)
       }
-      let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+      let publishes = (cell.observed || storage.observesAllKeys) && !cell.holds(value)
       cell.value = value
-      cell.conversion = nil
       if publishes {
         claims.offer(
-          SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+          SettingsChange(key: key, newValue: value), toObserversOf: cell, storage.allKeysObservers)
       }
       return (value, claims)
     }
@@ -73,9 +72,8 @@ extension InMemoryBackend: MultiKeyUpdatingBackend {
       for key in changed {
         let cell = storage.cell(forKey: key)
         cell.value = values[key]
-        cell.conversion = nil
         claims.offer(
-          SettingsChange(key: key, newValue: values[key]), to: cell.observers,
+          SettingsChange(key: key, newValue: values[key]), toObserversOf: cell,
           storage.allKeysObservers)
       }
       return (result, claims)

@@ -80,12 +80,11 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     let claims = storage.withLock { storage -> ObserverClaims in
       var claims = ObserverClaims()
       if let cell = storage.cells[key] {
-        let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+        let publishes = (cell.observed || storage.observesAllKeys) && !cell.holds(value)
         cell.value = value
-        cell.conversion = nil
         if publishes {
           claims.offer(
-            SettingsChange(key: key, newValue: value), to: cell.observers,
+            SettingsChange(key: key, newValue: value), toObserversOf: cell,
             storage.allKeysObservers)
         }
       } else if value != nil {
@@ -110,12 +109,11 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       var claims = ObserverClaims()
       for (key, value) in values {
         if let cell = storage.cells[key] {
-          let publishes = (cell.observed || storage.observesAllKeys) && cell.value != value
+          let publishes = (cell.observed || storage.observesAllKeys) && !cell.holds(value)
           cell.value = value
-          cell.conversion = nil
           if publishes {
             claims.offer(
-              SettingsChange(key: key, newValue: value), to: cell.observers,
+              SettingsChange(key: key, newValue: value), toObserversOf: cell,
               storage.allKeysObservers)
           }
         } else {
@@ -138,9 +136,8 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
       var claims = ObserverClaims()
       guard let cell = storage.cells[key], cell.value != nil else { return claims }
       cell.value = nil
-      cell.conversion = nil
       claims.offer(
-        SettingsChange(key: key, newValue: nil), to: cell.observers, storage.allKeysObservers)
+        SettingsChange(key: key, newValue: nil), toObserversOf: cell, storage.allKeysObservers)
       return claims
     }
     claims.deliver()
@@ -188,9 +185,8 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     if let value { try WriteValidation.check(value, key: key) }
     // A write nobody observes returns `nil`, which costs nothing to return or destroy.
     let claims = storage.withLock { storage -> ObserverClaims? in
-      guard (cell.observed || storage.observesAllKeys) && cell.value != value else {
+      guard (cell.observed || storage.observesAllKeys) && !cell.holds(value) else {
         cell.value = value
-        cell.conversion = nil
         return nil
       }
       return Self.changeObserved(cell, to: value, forKey: key, in: storage)
@@ -207,10 +203,9 @@ public final class InMemoryBackend: SettingsBackend, CellBackend {
     _ cell: ValueCell, to value: PropertyListValue?, forKey key: String, in storage: Storage
   ) -> ObserverClaims {
     cell.value = value
-    cell.conversion = nil
     var claims = ObserverClaims()
     claims.offer(
-      SettingsChange(key: key, newValue: value), to: cell.observers, storage.allKeysObservers)
+      SettingsChange(key: key, newValue: value), toObserversOf: cell, storage.allKeysObservers)
     return claims
   }
 }

@@ -18,6 +18,9 @@ package class ValueCell: @unchecked Sendable {
   // Every access is under the owning backend's lock, so the dynamic exclusivity checks Swift
   // would add to these class properties are redundant, and they would double the cost of a read.
   /// The key's current value; every change is also published to a ``ScalarValueCell``'s words.
+  ///
+  /// Setting it empties `conversion`, so a writer needn't: emptying it again would cost a
+  /// sequentially consistent store (``ScalarValueCell``'s `conversionReplaced`) on every write.
   @exclusivity(unchecked) @usableFromInline package final var value: PropertyListValue? {
     didSet {
       if conversion != nil { conversion = nil }
@@ -44,6 +47,18 @@ package class ValueCell: @unchecked Sendable {
 
   /// Whether at least one observer watches this key, so that a write publishes its change.
   package final var observed: Bool { !observers.isEmpty }
+
+  /// Whether `value` is the cell's value: `value == self.value`, compared inline, with no copy
+  /// of either, when both are integers (an observed write of an integer compares them on every
+  /// write; `==` on two optional values copies both and calls out of line).
+  ///
+  /// - Parameter value: The value a write would store.
+  /// - Returns: `true` if the cell holds an equal value (or both hold none).
+  @inline(__always)
+  package final func holds(_ value: PropertyListValue?) -> Bool {
+    if case .integer(let new)? = value, case .integer(let old)? = self.value { return new == old }
+    return self.value == value
+  }
 
   /// Use ``make(_:)``, which picks the class the system can have.
   fileprivate init(_ value: PropertyListValue?) {

@@ -338,8 +338,8 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     do {
       if let override = overridingBackend {
         try write(stored, to: override)
-      } else if let cellBackend, let cell {
-        try cellBackend.setValue(stored, in: cell, forKey: targetKey)
+      } else if let cellBackend, let readCell {
+        try write(stored, in: readCell, of: cellBackend)
       } else if reportsWrites {
         try write(stored, to: boundTarget)
       } else {
@@ -348,6 +348,25 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     } catch {
       throw writeError(error)
     }
+  }
+
+  /// Stores a value in the key's cell, which is borrowed: `binding` keeps the backend alive, and
+  /// the backend its cells, so a retain and release of the cell around the write would buy
+  /// nothing (they were one of the few costs of a write besides its locks).
+  @inlinable @inline(__always)
+  final func write(
+    _ stored: PropertyListValue?, in cell: Unmanaged<ValueCell>, of backend: any CellBackend
+  ) throws(SettingsError) {
+    // `_withUnsafeGuaranteedRef` rethrows untyped errors: the backend's is carried out instead.
+    var failure: SettingsError?
+    cell._withUnsafeGuaranteedRef { cell in
+      do throws(SettingsError) {
+        try backend.setValue(stored, in: cell, forKey: targetKey)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
   }
 
   /// Stores a value by key (no cell: a test's backend, or one without cells), reporting it to

@@ -86,7 +86,13 @@ package final class Observer: @unchecked Sendable {
   /// Called under `lock`.
   private func noteDelivered(_ change: SettingsChange) {
     if let soleKey, change.key == soleKey {
-      lastOfSoleKey = change.newValue
+      // An integer is copied as one: a copy of the whole optional value goes through its value
+      // witness, a metadata lookup and two indirect calls on every observed write.
+      if case .integer(let integer)? = change.newValue {
+        lastOfSoleKey = .integer(integer)
+      } else {
+        lastOfSoleKey = change.newValue
+      }
     } else {
       lastDelivered[change.key] = change.newValue
     }
@@ -267,9 +273,47 @@ package struct ObserverClaims {
     _ change: consuming SettingsChange, to keyObservers: [Observer],
     _ allKeysObservers: [Observer]
   ) {
-    // By index: no iterator, so no retain of the array or of each observer.
-    for index in keyObservers.indices { keyObservers[index].offer(change, to: &self) }
-    for index in allKeysObservers.indices { allKeysObservers[index].offer(change, to: &self) }
+    for index in keyObservers.indices { offer(change, .passUnretained(keyObservers[index])) }
+    for index in allKeysObservers.indices {
+      offer(change, .passUnretained(allKeysObservers[index]))
+    }
+    keep(change)
+  }
+
+  /// Offers a change to the observers of its key, those `cell` keeps, and to those of every key:
+  /// ``offer(_:to:_:)``, with no reference taken to the cell's list of observers.
+  ///
+  /// Passed `cell.observers`, ``offer(_:to:_:)`` retains and releases the list, as the compiler
+  /// can't see that nothing changes a class's property during the offers; nothing does: the list
+  /// changes only under the backend's lock, which the caller holds.
+  ///
+  /// - Parameters:
+  ///   - change: The change, with the value it left.
+  ///   - cell: The cell of the change's key.
+  ///   - allKeysObservers: The observers of every key.
+  package mutating func offer(
+    _ change: consuming SettingsChange, toObserversOf cell: ValueCell,
+    _ allKeysObservers: [Observer]
+  ) {
+    for index in cell.observers.indices { offer(change, .passUnretained(cell.observers[index])) }
+    for index in allKeysObservers.indices {
+      offer(change, .passUnretained(allKeysObservers[index]))
+    }
+    keep(change)
+  }
+
+  /// Offers `change` to one observer of a list the caller borrows, which keeps it alive.
+  ///
+  /// The observer is borrowed, not retained: the compiler can't see that the list keeps it alive
+  /// across the offer, which takes a lock, and would retain and release it around the call.
+  @inline(__always)
+  private mutating func offer(_ change: borrowing SettingsChange, _ observer: Unmanaged<Observer>) {
+    observer._withUnsafeGuaranteedRef { $0.offer(change, to: &self) }
+  }
+
+  /// Keeps the change offered for the observer it claimed first, if it claimed one.
+  @inline(__always)
+  private mutating func keep(_ change: consuming SettingsChange) {
     if claimedFirst {
       claimedFirst = false
       firstChange = consume change
