@@ -208,12 +208,21 @@
     /// Records that a backend that made the promise is gone: once none is left, raw writes are
     /// no longer reported, and a debug build's sampling stops.
     func withdrawPromise() {
-      promise.withLock { promise in
-        promise.makers -= 1
-        if promise.makers == 0 { promise.unreported = [] }
-      }
       #if DEBUG
-        if !promise.withLock({ $0.makers > 0 }) { stopSamplingForRawWrites() }
+        // The sampling is taken under the same lock as the count, so that a promise made again
+        // meanwhile keeps its own.
+        let sampling = promise.withLock { promise -> (any DispatchSourceTimer)? in
+          promise.makers -= 1
+          guard promise.makers == 0 else { return nil }
+          promise.unreported = []
+          return promise.sampling.take()
+        }
+        sampling?.cancel()
+      #else
+        promise.withLock { promise in
+          promise.makers -= 1
+          if promise.makers == 0 { promise.unreported = [] }
+        }
       #endif
     }
 
