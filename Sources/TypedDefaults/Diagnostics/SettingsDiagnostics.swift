@@ -69,9 +69,10 @@ public struct SettingsDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// (``UserDefaultsBackend/isWrittenOnlyThroughLibrary``); the change was taken in as the
     /// process's own, but settings read the old value until then.
     ///
-    /// Found on Linux, where the backend keeps the suite's values: by ``UserDefaultsBackend/synchronize()``,
-    /// ``UserDefaultsBackend/reload()`` and the save at exit, and in debug builds by a
-    /// comparison of the suite every second.
+    /// Found on Linux, where the backend keeps the suite's values: by
+    /// ``UserDefaultsBackend/synchronize()``, ``UserDefaultsBackend/reload()``, the save at exit
+    /// and the end of the suite's last backend, and in debug builds by a comparison of the suite
+    /// every second.
     public static let rawUserDefaultsWrite = Kind(rawValue: "rawUserDefaultsWrite")
 
     /// The kind's identifier.

@@ -123,9 +123,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// On Linux, with the promise, reads no longer ask `UserDefaults` whether other code changed
   /// the key: a setting reads the suite's values from the backend's cells, with no lock for a
   /// `Bool`, integer or `Double`, as fast as on ``InMemoryBackend``. A raw write made anyway is
-  /// taken in by the next ``synchronize()`` or ``reload()`` and at exit, and reported as a
-  /// ``SettingsDiagnostic/Kind/rawUserDefaultsWrite``; debug builds also compare the suite with
-  /// `UserDefaults` once a second, so that a broken promise is reported while the app runs.
+  /// taken in by the next ``synchronize()`` or ``reload()``, at exit, and when the last backend
+  /// on the suite goes, and reported as a ``SettingsDiagnostic/Kind/rawUserDefaultsWrite``;
+  /// debug builds also compare the suite with `UserDefaults` once a second, so that a broken
+  /// promise is reported while the app runs. The promise holds for the suite while a backend
+  /// that made it lives.
   /// Other processes' saved changes are taken in as without the promise (at every save, by
   /// ``reload()`` and by a watch).
   ///
@@ -273,8 +275,9 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #endif
   }
 
-  /// Why a name can't name a suite, or `nil` if it can: what ``init(suiteName:flushDelay:writtenOnlyThroughLibrary:)``
-  /// would stop the program for, as `UserDefaults(suiteName:)` returns `nil`.
+  /// Why a name can't name a suite, or `nil` if it can: what
+  /// ``init(suiteName:flushDelay:writtenOnlyThroughLibrary:)`` would stop the program for, as
+  /// `UserDefaults(suiteName:)` returns `nil`.
   ///
   /// A name is refused when it is empty, holds a `/` or a control character (Unicode's category
   /// Cc: U+0000–U+001F, U+007F–U+009F, a newline or a tab among them), or when
