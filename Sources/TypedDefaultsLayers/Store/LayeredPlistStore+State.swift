@@ -138,10 +138,8 @@ extension LayeredPlistStore {
           break
         }
       }
-      if let cell {
-        cell.value = effective[key]?.value
-        cell.conversion = nil
-      }
+      // Setting the value empties the cell's conversion.
+      cell?.value = effective[key]?.value
       if observed, previous != effective[key]?.value { observedChanges.append((key, cell)) }
     }
 

@@ -138,9 +138,11 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
   /// system keeps current.
   public let isWrittenOnlyThroughLibrary: Bool
 
-  /// The identity of the cells a backend with the owner's promise reads (see
-  /// ``CellBackend/cellsIdentity``).
-  @usableFromInline package let cellsIdentity = CellsIdentity()
+  #if !canImport(Darwin)
+    /// The identity of the cells a backend with the owner's promise reads (see
+    /// ``CellBackend/cellsIdentity``); Linux only, where the backend keeps cells.
+    @usableFromInline package let cellsIdentity = CellsIdentity()
+  #endif
 
   /// The reads and writes of Apple platforms, where the system owns the suite's file: one call
   /// into `userDefaults` each (on Linux, where the backend keeps the suite itself, only tests use
