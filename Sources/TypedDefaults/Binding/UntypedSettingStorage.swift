@@ -84,6 +84,12 @@ package class UntypedSettingStorage: @unchecked Sendable {
   /// Where reads and writes go: `backend`, or the base of a ``ScopedBackend`` view.
   @inlinable final var target: (any SettingsBackend)? { binding?.target }
 
+  /// `binding`, unretained, for the read path (`self` keeps it alive until it is replaced, which
+  /// happens only at binding, before any read).
+  @inlinable final var unretainedBinding: Unmanaged<BackendBinding>? {
+    binding.map { .passUnretained($0) }
+  }
+
   /// The key's cell, for a backend that keeps cells.
   @inlinable final var cell: ValueCell? { readCell?.takeUnretainedValue() }
 

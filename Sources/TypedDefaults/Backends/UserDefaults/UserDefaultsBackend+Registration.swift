@@ -58,7 +58,7 @@ extension UserDefaultsBackend: RegistrationDomainBackend {
   #if !canImport(Darwin)
     /// Every value registered through ``register(defaults:)`` in this process, by key: what
     /// `object(forKey:)` may answer for a key the suite doesn't store without that being a raw
-    /// write (see `SuiteFile.lookUp(_:)`).
+    /// write (see `SuiteFile.lookUp(_:hasNoArgument:)`).
     static let registeredDefaults = Locked<[String: PropertyListValue]>([:])
   #endif
 }

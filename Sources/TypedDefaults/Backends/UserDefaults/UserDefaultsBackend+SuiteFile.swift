@@ -310,20 +310,28 @@
     /// made since the backend last looked (see "Sharing the suite" in ``UserDefaultsBackend``):
     /// what `object(forKey:)` answers is compared with what the backend knows corelibs holds,
     /// and only a difference costs more than that one lookup.
-    func lookUp(_ key: String) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - hasNoArgument: Whether the caller found no launch argument for the key, which spares
+    ///     looking for one again.
+    /// - Returns: The suite's value for the key, or else (`stored` is `nil`) the registered one.
+    func lookUp(
+      _ key: String, hasNoArgument: Bool = false
+    ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
       let seen = corelibsValue(forKey: key)
       let found = state.withLock {
         state -> (stored: PropertyListValue?, registered: PropertyListValue?)? in
         mirrorLock.lock()
         defer { mirrorLock.unlock() }
-        guard isExpected(seen, forKey: key) else { return nil }
+        guard isExpected(seen, forKey: key, hasNoArgument: hasNoArgument) else { return nil }
         return answer(forKey: key, seen: seen, in: state)
       }
       if let found { return found }
       return lookUpAfterARawChange(key)
     }
 
-    /// ``lookUp(_:)``'s answer once `seen` is as expected; `mirrorLock` is held.
+    /// ``lookUp(_:hasNoArgument:)``'s answer once `seen` is as expected; `mirrorLock` is held.
     private func answer(
       forKey key: String, seen: PropertyListValue?, in state: State
     ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
@@ -341,18 +349,23 @@
     /// domain, then the registration domain), converted; `nil` for something that isn't a
     /// property list.
     private func corelibsValue(forKey key: String) -> PropertyListValue? {
-      userDefaults.object(forKey: key).flatMap { try? FoundationBridge.value(from: $0) }
+      guard let object = userDefaults.object(forKey: key) else { return nil }
+      return try? FoundationBridge.value(from: object)
     }
 
     /// Whether `object(forKey:)` answering `seen` is what the backend knows of: the launch
     /// argument, else the persistent value it knows, or with none, nothing or a registered
     /// value.
     ///
-    /// `mirrorLock` is held.
-    private func isExpected(_ seen: PropertyListValue?, forKey key: String) -> Bool {
+    /// `mirrorLock` is held; `hasNoArgument` as in ``lookUp(_:hasNoArgument:)``.
+    private func isExpected(
+      _ seen: PropertyListValue?, forKey key: String, hasNoArgument: Bool = false
+    ) -> Bool {
       // A launch argument hides the persistent value: a raw write under it is taken in by the
       // next comparison of the whole domain.
-      if !arguments.isEmpty, let argument = arguments[key] { return Self.same(seen, argument) }
+      if !hasNoArgument, !arguments.isEmpty, let argument = arguments[key] {
+        return Self.same(seen, argument)
+      }
       if let known = mirror.known[key] { return Self.same(seen, known) }
       guard let seen else { return true }
       if let registered = mirror.registered[key], Self.same(seen, registered) { return true }
@@ -360,7 +373,7 @@
         .map { Self.same(seen, $0) } ?? false
     }
 
-    /// The slow path of ``lookUp(_:)``: `object(forKey:)` answered something unexpected.
+    /// The slow path of ``lookUp(_:hasNoArgument:)``: `object(forKey:)` answered something unexpected.
     private func lookUpAfterARawChange(
       _ key: String
     ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {

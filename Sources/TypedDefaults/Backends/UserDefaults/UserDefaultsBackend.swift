@@ -418,7 +418,7 @@ public final class UserDefaultsBackend: SettingsBackend, @unchecked Sendable {
     #if !canImport(Darwin)
       if isWrittenOnlyThroughLibrary { return suite.readValue(forKey: key) }
       if !suite.arguments.isEmpty, let value = suite.arguments[key] { return value }
-      let found = suite.lookUp(key)
+      let found = suite.lookUp(key, hasNoArgument: true)
       return found.stored ?? found.registered
     #else
       return direct.value(forKey: key)
