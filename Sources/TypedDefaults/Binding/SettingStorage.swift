@@ -203,9 +203,12 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     return !(type is AnyObject.Type) && !(type is any ConvertsAnew.Type)
   }
 
-  /// ``read(from:)`` specialized into the caller for any value but a container: an unspecialized
-  /// conversion asks the runtime for generic metadata on every read, about 80 ns of a
-  /// `UserDefaultsBackend` read's 2 µs on Linux.
+  /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a
+  /// backend outside the library, or `UserDefaultsBackend` without the owner's promise.
+  ///
+  /// A converted array or dictionary is cached with its source. Inlinable, so that the caller's
+  /// specialization converts: an unspecialized conversion asks the runtime for generic metadata
+  /// on every read, about 80 ns of a `UserDefaultsBackend` read's 2 µs on Linux.
   @inlinable
   final func readByKey(from backend: any SettingsBackend) -> Value {
     guard let stored = backend.value(forKey: targetKey) else { return defaultValue }
@@ -215,18 +218,9 @@ class SettingStorage<Value: SettingValue>: UntypedSettingStorage, @unchecked Sen
     }
   }
 
-  /// The setting's value read through `backend` by its full key (`targetKey`), with no cell: a
-  /// backend outside the library, or a test's override.
-  ///
-  /// A converted array or dictionary is cached with its source.
+  /// ``readByKey(from:)`` out of line, for a test's override (``BackendOverride``).
   @usableFromInline
-  final func read(from backend: any SettingsBackend) -> Value {
-    guard let stored = backend.value(forKey: targetKey) else { return defaultValue }
-    switch stored {
-    case .array, .dictionary: return convertedCachingContainer(stored)
-    default: return converted(stored) ?? defaultValue
-    }
-  }
+  final func read(from backend: any SettingsBackend) -> Value { readByKey(from: backend) }
 
   /// An array or dictionary read by key as `Value`, or the default: its conversion is cached with
   /// its source, for a `Value` whose conversion may be handed out twice.
