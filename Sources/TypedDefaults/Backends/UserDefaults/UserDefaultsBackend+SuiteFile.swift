@@ -373,7 +373,8 @@
         .map { Self.same(seen, $0) } ?? false
     }
 
-    /// The slow path of ``lookUp(_:hasNoArgument:)``: `object(forKey:)` answered something unexpected.
+    /// The slow path of ``lookUp(_:hasNoArgument:)``: `object(forKey:)` answered something
+    /// unexpected.
     private func lookUpAfterARawChange(
       _ key: String
     ) -> (stored: PropertyListValue?, registered: PropertyListValue?) {
